@@ -1,0 +1,52 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Sensei",
+    products: [
+        .executable(name: "sensei-server", targets: ["sensei-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // C libraries, found through pkg-config.
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
+        // The variadic MHD_start_daemon and MHD's enums do not import into Swift;
+        // this shim gives them plain C signatures.
+        .target(name: "CSenseiHTTP", dependencies: ["CMicroHTTPD"]),
+        // schema.sql at the package root, compiled in with C23 #embed so the
+        // binary carries exactly that file and nothing has to be installed beside it.
+        .target(name: "CSenseiSchema"),
+
+        .target(name: "SenseiModels"),
+        .target(
+            name: "SenseiServer",
+            dependencies: [
+                "SenseiModels", "CSenseiHTTP", "CSenseiSchema",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "sensei-server", dependencies: ["SenseiServer"], path: "Sources/sensei-server"),
+
+        // The dashboard's logic: everything but the ncurses layer is testable as text.
+        .target(name: "SenseiTUI", dependencies: ["SenseiModels"]),
+
+        .testTarget(name: "SenseiModelsTests", dependencies: ["SenseiModels"]),
+        .testTarget(name: "SenseiTUITests", dependencies: ["SenseiTUI", "SenseiModels"]),
+        .testTarget(
+            name: "SenseiServerTests",
+            dependencies: [
+                "SenseiServer", "SenseiModels",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]),
+    ]
+)

@@ -1,0 +1,211 @@
+#include "sensei_http.h"
+
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+struct sensei_callbacks {
+    sensei_access_fn access;
+    sensei_completed_fn completed;
+    sensei_log_fn log;
+    void *cls;
+};
+
+// One set of callbacks per daemon, owned by the daemon (freed in stop).
+static enum MHD_Result access_trampoline(void *cls, struct MHD_Connection *connection,
+                                         const char *url, const char *method,
+                                         const char *version, const char *upload_data,
+                                         size_t *upload_data_size, void **request_state) {
+    (void)version;
+    struct sensei_callbacks *callbacks = cls;
+    int result = callbacks->access(callbacks->cls, connection, url, method,
+                                   upload_data, upload_data_size, request_state);
+    return result ? MHD_YES : MHD_NO;
+}
+
+static void completed_trampoline(void *cls, struct MHD_Connection *connection,
+                                 void **request_state, enum MHD_RequestTerminationCode code) {
+    (void)connection;
+    (void)code;
+    struct sensei_callbacks *callbacks = cls;
+    callbacks->completed(callbacks->cls, request_state);
+}
+
+static void log_trampoline(void *cls, const char *format, va_list args) {
+    struct sensei_callbacks *callbacks = cls;
+    char message[512];
+    vsnprintf(message, sizeof message, format, args);
+    size_t length = strlen(message);
+    while (length > 0 && (message[length - 1] == '\n' || message[length - 1] == '\r')) {
+        message[--length] = '\0';
+    }
+    callbacks->log(callbacks->cls, message);
+}
+
+// What Swift holds: the daemon plus the callbacks block it points into.
+struct sensei_daemon {
+    struct MHD_Daemon *daemon;
+    struct sensei_callbacks callbacks;
+};
+
+struct sensei_daemon *sensei_daemon_start(const struct sensei_daemon_config *config,
+                                       sensei_access_fn access,
+                                       sensei_completed_fn completed,
+                                       sensei_log_fn log,
+                                       void *cls,
+                                       char *error, size_t error_size) {
+    struct sockaddr_storage address;
+    memset(&address, 0, sizeof address);
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL
+                       | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+
+    const char *host = (config->host && config->host[0]) ? config->host : NULL;
+    if (host) {
+        struct addrinfo hints, *found = NULL;
+        memset(&hints, 0, sizeof hints);
+        hints.ai_family = AF_UNSPEC;
+        hints.ai_socktype = SOCK_STREAM;
+        hints.ai_flags = AI_PASSIVE;
+        int status = getaddrinfo(host, NULL, &hints, &found);
+        if (status != 0 || found == NULL) {
+            snprintf(error, error_size, "cannot resolve host '%s': %s", host, gai_strerror(status));
+            return NULL;
+        }
+        memcpy(&address, found->ai_addr, found->ai_addrlen);
+        freeaddrinfo(found);
+        if (address.ss_family == AF_INET6) {
+            ((struct sockaddr_in6 *)&address)->sin6_port = htons(config->port);
+            flags |= MHD_USE_IPv6;
+        } else {
+            ((struct sockaddr_in *)&address)->sin_port = htons(config->port);
+        }
+    } else {
+        struct sockaddr_in *any = (struct sockaddr_in *)&address;
+        any->sin_family = AF_INET;
+        any->sin_addr.s_addr = htonl(INADDR_ANY);
+        any->sin_port = htons(config->port);
+    }
+
+    int tls = config->tls_cert_pem != NULL && config->tls_key_pem != NULL;
+    if (tls) {
+        if (!MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+            snprintf(error, error_size, "this libmicrohttpd was built without TLS support");
+            return NULL;
+        }
+        flags |= MHD_USE_TLS;
+    }
+
+    struct sensei_daemon *handle = malloc(sizeof *handle);
+    if (!handle) {
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    struct sensei_callbacks *callbacks = &handle->callbacks;
+    callbacks->access = access;
+    callbacks->completed = completed;
+    callbacks->log = log;
+    callbacks->cls = cls;
+
+    struct MHD_OptionItem options[12];
+    int n = 0;
+    options[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &address};
+    options[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED,
+                                           (intptr_t)completed_trampoline, callbacks};
+    options[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE,
+                                           config->threads ? config->threads : 1, NULL};
+    options[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
+                                           config->connection_limit, NULL};
+    options[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT,
+                                           config->connection_timeout, NULL};
+    options[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                                           (intptr_t)config->connection_memory_limit, NULL};
+    options[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL};
+    if (tls) {
+        options[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0,
+                                               (void *)config->tls_cert_pem};
+        options[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0,
+                                               (void *)config->tls_key_pem};
+    }
+    options[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+
+    struct MHD_Daemon *daemon = MHD_start_daemon(flags, config->port, NULL, NULL,
+                                                 access_trampoline, callbacks,
+                                                 // The logger first, so that MHD routes
+                                                 // even its option errors through it.
+                                                 MHD_OPTION_EXTERNAL_LOGGER, log_trampoline, callbacks,
+                                                 MHD_OPTION_ARRAY, options,
+                                                 MHD_OPTION_END);
+    if (!daemon) {
+        snprintf(error, error_size, "cannot listen on %s port %u (in use, or not allowed)",
+                 host ? host : "0.0.0.0", (unsigned)config->port);
+        free(handle);
+        return NULL;
+    }
+    handle->daemon = daemon;
+    return handle;
+}
+
+uint16_t sensei_daemon_port(struct sensei_daemon *handle) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(handle->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}
+
+void sensei_daemon_quiesce(struct sensei_daemon *handle) {
+    MHD_socket socket = MHD_quiesce_daemon(handle->daemon);
+    (void)socket;  // closed by MHD_stop_daemon
+}
+
+void sensei_daemon_stop(struct sensei_daemon *handle) {
+    MHD_stop_daemon(handle->daemon);
+    free(handle);
+}
+
+const char *sensei_request_header(struct MHD_Connection *connection, const char *name) {
+    return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+}
+
+struct argument_visit {
+    sensei_argument_fn visit;
+    void *context;
+};
+
+static enum MHD_Result argument_trampoline(void *cls, enum MHD_ValueKind kind,
+                                           const char *key, const char *value) {
+    (void)kind;
+    struct argument_visit *visit = cls;
+    visit->visit(visit->context, key, value);
+    return MHD_YES;
+}
+
+void sensei_request_arguments(struct MHD_Connection *connection,
+                              sensei_argument_fn visit, void *context) {
+    struct argument_visit state = {visit, context};
+    MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, argument_trampoline, &state);
+}
+
+struct MHD_Response *sensei_response_create(const void *body, size_t length) {
+    return MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY);
+}
+
+int sensei_response_add_header(struct MHD_Response *response, const char *name, const char *value) {
+    return MHD_add_response_header(response, name, value) == MHD_YES;
+}
+
+int sensei_response_queue(struct MHD_Connection *connection, unsigned int status,
+                          struct MHD_Response *response) {
+    enum MHD_Result result = MHD_queue_response(connection, status, response);
+    MHD_destroy_response(response);
+    return result == MHD_YES;
+}
+
+void sensei_connection_suspend(struct MHD_Connection *connection) {
+    MHD_suspend_connection(connection);
+}
+
+void sensei_connection_resume(struct MHD_Connection *connection) {
+    MHD_resume_connection(connection);
+}

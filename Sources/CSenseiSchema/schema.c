@@ -1,0 +1,13 @@
+#include "sensei_schema.h"
+
+// #embed keeps schema.sql the single source of truth: the file at the package
+// root is compiled into the binary byte for byte, with a NUL appended.
+#pragma clang diagnostic ignored "-Wc23-extensions"
+static const char schema[] = {
+#embed "../../schema.sql"
+    , 0
+};
+
+const char *sensei_schema_sql(void) {
+    return schema;
+}

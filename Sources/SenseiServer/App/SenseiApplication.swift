@@ -1,0 +1,110 @@
+import Foundation
+import Logging
+import SenseiModels
+
+/// The whole server: store, authentication, routes and HTTP, wired together.
+/// `sensei-server serve` runs one; the tests start one on a free port.
+public final class SenseiApplication: Sendable {
+    public struct Configuration: Sendable {
+        public var dataDirectory: String = "./sensei-data"
+        public var http = HTTPServer.Configuration()
+        /// `SENSEI_TOKEN`: one admin token shared out of band.
+        public var presharedToken: String?
+
+        public init() {}
+
+        public var databasePath: String { SenseiApplication.databasePath(in: dataDirectory) }
+        public var tokenFilePath: String { dataDirectory + "/admin-token" }
+    }
+
+    public static func databasePath(in dataDirectory: String) -> String { dataDirectory + "/sensei.sqlite" }
+
+    public let configuration: Configuration
+    public let store: SenseiStore
+    private let logger: Logger
+    private let authenticator: Authenticator
+    private let router: Router
+    private let http: HTTPServer
+
+    public init(configuration: Configuration, logger: Logger) throws {
+        self.configuration = configuration
+        self.logger = logger
+        try DataDirectory.prepare(configuration.dataDirectory)
+        store = try SenseiStore(path: configuration.databasePath)
+        authenticator = Authenticator(store: store, presharedToken: configuration.presharedToken, logger: logger)
+        router = Self.routes(store: store)
+        let router = router
+        let authenticator = authenticator
+        http = HTTPServer(configuration: configuration.http, logger: logger) { request in
+            Self.handle(request, router: router, authenticator: authenticator, logger: logger)
+        }
+    }
+
+    static func routes(store: SenseiStore) -> Router {
+        var router = Router()
+        HealthRoutes().addRoutes(to: &router)
+        SensorRoutes(store: store).addRoutes(to: &router)
+        ReadingRoutes(store: store).addRoutes(to: &router)
+        LegacyRoutes(store: store).addRoutes(to: &router)
+        return router
+    }
+
+    /// The port the server listens on, once started.
+    public var port: Int { http.port }
+
+    /// Makes sure some token can get in, then starts serving.
+    public func start() throws {
+        try ensureAdminToken()
+        try http.start()
+    }
+
+    /// Stops accepting, finishes requests in flight, closes the database.
+    public func shutdown() {
+        http.shutdown()
+        do {
+            try store.close()
+        } catch {
+            logger.error("closing the database failed: \(error)")
+        }
+    }
+
+    /// A server never runs open: with no token at all, make an admin token and
+    /// leave it, readable by this user only, in the data directory.
+    private func ensureAdminToken() throws {
+        guard configuration.presharedToken?.isEmpty ?? true, try store.tokens().isEmpty else { return }
+        let name = "admin-\(Timestamp.now().milliseconds)"
+        let secret = try store.createToken(name: name, scope: .admin)
+        try DataDirectory.writeSecret(secret + "\n", to: configuration.tokenFilePath)
+        logger.notice("no token existed: created admin token '\(name)'; it is in \(configuration.tokenFilePath)")
+    }
+
+    static func handle(_ request: Request, router: Router, authenticator: Authenticator, logger: Logger) -> Response {
+        switch router.match(method: request.method, path: request.path) {
+        case .notFound:
+            return .error(.notFound("no route for \(request.method) \(request.path)"))
+        case .methodNotAllowed(let allowed):
+            return .error(.methodNotAllowed(request.method, allowed: allowed))
+        case .found(let route, let parameters):
+            do {
+                if let required = route.scope {
+                    guard let granted = try authenticator.scope(for: request.authorization) else {
+                        return .error(.unauthorized)
+                    }
+                    guard granted.allows(required) else {
+                        return .error(.forbidden(
+                            "this token has \(granted.rawValue) scope; \(route.method) \(route.pattern) needs \(required.rawValue)"))
+                    }
+                }
+                return try router.call(route, request, parameters)
+            } catch let error as APIError {
+                return .error(error)
+            } catch let error as StoreError {
+                if error.apiError.status == 500 { logger.error("\(error)", metadata: ["request": "\(request.id)"]) }
+                return .error(error.apiError)
+            } catch {
+                logger.error("\(request.method) \(request.path) failed: \(error)", metadata: ["request": "\(request.id)"])
+                return .error(.internalError)
+            }
+        }
+    }
+}

@@ -1,0 +1,18 @@
+import ArgumentParser
+
+/// `sensei-server`: serve by default, or manage tokens.
+public struct SenseiServerCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "sensei-server",
+        abstract: "The Sensei sensor hub: devices post readings over HTTP, dashboards read them.",
+        subcommands: [ServeCommand.self, TokenCommand.self],
+        defaultSubcommand: ServeCommand.self)
+
+    public init() {}
+}
+
+/// Where the database and the generated token live.
+struct DataDirectoryOptions: ParsableArguments {
+    @Option(name: .customLong("data-dir"), help: "Directory for the database and the generated admin token.")
+    var dataDirectory = "./sensei-data"
+}

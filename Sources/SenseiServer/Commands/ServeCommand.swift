@@ -1,0 +1,113 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+/// `sensei-server serve`: runs the HTTP server until SIGINT or SIGTERM.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Serve the HTTP API (the default).")
+
+    @OptionGroup var data: DataDirectoryOptions
+
+    @Option(help: "Address to listen on.")
+    var host = "0.0.0.0"
+
+    @Option(help: "Port to listen on.")
+    var port = 3000
+
+    @Option(help: "HTTP worker threads.")
+    var threads = 8
+
+    @Option(name: .customLong("max-connections"), help: "Connections beyond this are refused.")
+    var maxConnections = 1000
+
+    @Option(help: "Seconds a silent connection is kept open.")
+    var timeout = 30
+
+    @Option(name: .customLong("max-body-bytes"), help: "Largest request body accepted (413 above).")
+    var maxBodyBytes = 1 << 20
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
+        guard timeout >= 1 else { throw ValidationError("--timeout must be at least 1 second") }
+        guard maxBodyBytes >= 1024 else { throw ValidationError("--max-body-bytes must be at least 1024") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    func run() throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "sensei-server")
+
+        var configuration = SenseiApplication.Configuration()
+        configuration.dataDirectory = data.dataDirectory
+        configuration.presharedToken = ProcessInfo.processInfo.environment["SENSEI_TOKEN"]
+        configuration.http.host = host
+        configuration.http.port = UInt16(port)
+        configuration.http.threads = threads
+        configuration.http.connectionLimit = maxConnections
+        configuration.http.connectionTimeout = timeout
+        configuration.http.maxBodyBytes = maxBodyBytes
+
+        // A peer closing early must not kill the process.
+        signal(SIGPIPE, SIG_IGN)
+        let stop = SignalWaiter(signals: [SIGINT, SIGTERM])
+
+        let application = try SenseiApplication(configuration: configuration, logger: logger)
+        try application.start()
+        logger.notice("listening on http://\(host):\(application.port), data in \(configuration.dataDirectory)")
+
+        let received = stop.wait()
+        logger.notice("signal \(received): stopping")
+        application.shutdown()
+        logger.notice("stopped")
+    }
+}
+
+/// Blocks until one of the signals arrives; they no longer kill the process.
+struct SignalWaiter {
+    private let sources: [DispatchSourceSignal]
+    private let received = DispatchSemaphore(value: 0)
+    private let last = LastSignal()
+
+    init(signals: [Int32]) {
+        var sources: [DispatchSourceSignal] = []
+        for number in signals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            let received = received
+            let last = last
+            source.setEventHandler {
+                last.value.store(number, ordering: .relaxed)
+                received.signal()
+            }
+            source.resume()
+            sources.append(source)
+        }
+        self.sources = sources
+    }
+
+    func wait() -> Int32 {
+        received.wait()
+        return last.value.load(ordering: .relaxed)
+    }
+}
+
+
+
+private final class LastSignal: Sendable {
+    let value = Atomic<Int32>(0)
+}

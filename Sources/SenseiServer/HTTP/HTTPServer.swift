@@ -1,0 +1,246 @@
+import CSenseiHTTP
+import Logging
+import SenseiModels
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The libmicrohttpd adapter: runs the daemon, gathers each request's body,
+/// hands the complete request to `handler` and queues its response.
+///
+/// Only this file and the C shim touch MHD pointers. The C callbacks are
+/// file-level closures, not in main.swift, so they are not MainActor-isolated
+/// when MHD calls them on its worker threads.
+public final class HTTPServer: Sendable {
+    public struct Configuration: Sendable {
+        /// nil: every IPv4 address.
+        public var host: String?
+        /// 0: any free port (see `port` after `start`).
+        public var port: UInt16 = 3000
+        /// Worker threads, each polling its own share of the connections.
+        public var threads: Int = 8
+        /// Connections beyond this are refused at accept.
+        public var connectionLimit: Int = 1000
+        /// Seconds a connection may stay silent before it is closed.
+        public var connectionTimeout: Int = 30
+        /// Request bodies above this get 413.
+        public var maxBodyBytes: Int = 1 << 20
+        public var tlsCertificatePEM: String?
+        public var tlsKeyPEM: String?
+
+        public init() {}
+    }
+
+    public typealias Handler = @Sendable (Request) -> Response
+
+    let configuration: Configuration
+    let logger: Logger
+    private let handler: Handler
+    private let daemon = Mutex<DaemonHandle?>(nil)
+    private let boundPort = Atomic<UInt16>(0)
+    private let inFlight = Atomic<Int>(0)
+    private let requestCounter = Atomic<UInt64>(0)
+
+    public init(configuration: Configuration, logger: Logger, handler: @escaping Handler) {
+        self.configuration = configuration
+        self.logger = logger
+        self.handler = handler
+    }
+
+    /// The port being listened on, once started.
+    public var port: Int { Int(boundPort.load(ordering: .acquiring)) }
+
+    public func start() throws {
+        var config = sensei_daemon_config()
+        config.port = configuration.port
+        config.threads = UInt32(max(1, configuration.threads))
+        config.connection_limit = UInt32(configuration.connectionLimit)
+        config.connection_timeout = UInt32(configuration.connectionTimeout)
+        config.connection_memory_limit = 64 * 1024
+        var error = [CChar](repeating: 0, count: 256)
+        // The daemon holds a reference to this server until stop().
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let handle = withOptionalCString(configuration.host) { host in
+            withOptionalCString(configuration.tlsCertificatePEM) { cert in
+                withOptionalCString(configuration.tlsKeyPEM) { key in
+                    config.host = host
+                    config.tls_cert_pem = cert
+                    config.tls_key_pem = key
+                    return sensei_daemon_start(&config, accessCallback, completedCallback, logCallback,
+                                               context, &error, error.count)
+                }
+            }
+        }
+        guard let handle else {
+            Unmanaged<HTTPServer>.fromOpaque(context).release()
+            throw HTTPServerError.cannotStart(String(cString: error))
+        }
+        boundPort.store(sensei_daemon_port(handle), ordering: .releasing)
+        daemon.withLock { $0 = DaemonHandle(pointer: handle, context: context) }
+    }
+
+    /// Stops accepting, lets requests in progress finish (up to `grace`), then
+    /// closes every connection. Safe to call more than once.
+    public func shutdown(grace: Duration = .seconds(10)) {
+        guard let handle = daemon.withLock({ value -> DaemonHandle? in
+            defer { value = nil }
+            return value
+        }) else { return }
+        sensei_daemon_quiesce(handle.pointer)
+        let deadline = ContinuousClock.now + grace
+        while inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
+            usleep(2_000)
+        }
+        sensei_daemon_stop(handle.pointer)
+        Unmanaged<HTTPServer>.fromOpaque(handle.context).release()
+    }
+
+    // MARK: - Called by MHD on its worker threads
+
+    /// One call per chunk: the first announces the request, the middle ones
+    /// carry body bytes, the last (no bytes) means the request is complete.
+    fileprivate func access(connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
+                            upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+                            state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> Bool {
+        guard let existing = state.pointee else {
+            let id = requestCounter.wrappingAdd(1, ordering: .relaxed).newValue
+            let pending = PendingRequest(id: id)
+            state.pointee = Unmanaged.passRetained(pending).toOpaque()
+            inFlight.wrappingAdd(1, ordering: .relaxed)
+            // Refuse an announced oversize body before reading any of it.
+            if let declared = header(connection, "Content-Length").flatMap(Int.init),
+               declared > configuration.maxBodyBytes {
+                answer(pending, .error(.payloadTooLarge(limit: configuration.maxBodyBytes)),
+                       connection: connection, method: method, url: url)
+            }
+            return true
+        }
+        let pending = Unmanaged<PendingRequest>.fromOpaque(existing).takeUnretainedValue()
+        let size = uploadSize.pointee
+        if size > 0 {
+            pending.receivedBytes += size
+            if !pending.answered && pending.receivedBytes <= configuration.maxBodyBytes, let upload {
+                upload.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
+                    pending.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
+                }
+            }
+            uploadSize.pointee = 0
+            // A chunked body far over the limit is not worth draining to answer 413.
+            return pending.receivedBytes <= 4 * configuration.maxBodyBytes
+        }
+        guard !pending.answered else { return true }
+        let response: Response
+        if pending.receivedBytes > configuration.maxBodyBytes {
+            response = .error(.payloadTooLarge(limit: configuration.maxBodyBytes))
+        } else {
+            let request = Request(
+                method: String(cString: method), path: String(cString: url),
+                query: arguments(connection), authorization: header(connection, "Authorization"),
+                contentType: header(connection, "Content-Type"), body: pending.body, id: pending.id)
+            pending.body = []
+            response = handler(request)
+        }
+        answer(pending, response, connection: connection, method: method, url: url)
+        return true
+    }
+
+    fileprivate func completed(state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        guard let existing = state.pointee else { return }
+        state.pointee = nil
+        Unmanaged<PendingRequest>.fromOpaque(existing).release()
+        inFlight.wrappingSubtract(1, ordering: .relaxed)
+    }
+
+    fileprivate func log(_ message: String) {
+        logger.warning("libmicrohttpd: \(message)")
+    }
+
+    private func answer(_ pending: PendingRequest, _ response: Response, connection: OpaquePointer,
+                        method: UnsafePointer<CChar>, url: UnsafePointer<CChar>) {
+        pending.answered = true
+        let mhdResponse = response.body.withUnsafeBytes { sensei_response_create($0.baseAddress, $0.count) }
+        for (name, value) in response.headers {
+            _ = sensei_response_add_header(mhdResponse, name, value)
+        }
+        if sensei_response_queue(connection, UInt32(response.status), mhdResponse) == 0 {
+            logger.warning("could not queue a response", metadata: ["request": "\(pending.id)"])
+        }
+        let elapsed = ContinuousClock.now - pending.started
+        let milliseconds = Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000
+            + Double(elapsed.components.seconds) * 1000
+        logger.info(
+            "\(String(cString: method)) \(String(cString: url)) \(response.status) \(formatNumber((milliseconds * 100).rounded() / 100))ms",
+            metadata: ["request": "\(pending.id)"])
+    }
+
+    private func header(_ connection: OpaquePointer, _ name: String) -> String? {
+        sensei_request_header(connection, name).map { String(cString: $0) }
+    }
+
+    private func arguments(_ connection: OpaquePointer) -> [String: String] {
+        var arguments: [String: String] = [:]
+        withUnsafeMutablePointer(to: &arguments) { pointer in
+            sensei_request_arguments(connection, argumentVisitor, pointer)
+        }
+        return arguments
+    }
+}
+
+public enum HTTPServerError: Error, CustomStringConvertible {
+    case cannotStart(String)
+
+    public var description: String {
+        switch self {
+        case .cannotStart(let reason): reason
+        }
+    }
+}
+
+/// The daemon pointer and the retained server it calls back into.
+private struct DaemonHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+    let context: UnsafeMutableRawPointer
+}
+
+/// A request being received. Only the connection's worker thread touches it.
+private final class PendingRequest {
+    let id: UInt64
+    let started = ContinuousClock.now
+    var body: [UInt8] = []
+    var receivedBytes = 0
+    var answered = false
+
+    init(id: UInt64) {
+        self.id = id
+    }
+}
+
+private let accessCallback: sensei_access_fn = { context, connection, url, method, upload, uploadSize, state in
+    let server = Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
+    return server.access(connection: connection!, url: url!, method: method!, upload: upload,
+                         uploadSize: uploadSize!, state: state!) ? 1 : 0
+}
+
+private let completedCallback: sensei_completed_fn = { context, state in
+    Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().completed(state: state!)
+}
+
+private let logCallback: sensei_log_fn = { context, message in
+    Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().log(String(cString: message!))
+}
+
+private let argumentVisitor: sensei_argument_fn = { context, key, value in
+    guard let key else { return }
+    let arguments = context!.assumingMemoryBound(to: [String: String].self)
+    let name = String(cString: key)
+    if arguments.pointee[name] == nil {
+        arguments.pointee[name] = value.map { String(cString: $0) } ?? ""
+    }
+}
+
+private func withOptionalCString<T>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> T) -> T {
+    guard let string else { return body(nil) }
+    return string.withCString { body($0) }
+}

@@ -1,0 +1,25 @@
+/// A complete HTTP request, copied out of libmicrohttpd so that routing and
+/// handlers never see a C pointer.
+public struct Request: Sendable {
+    public var method: String
+    /// Percent-decoded path, without the query.
+    public var path: String
+    /// Query arguments, percent-decoded; the first of a repeated name wins.
+    public var query: [String: String]
+    public var authorization: String?
+    public var contentType: String?
+    public var body: [UInt8]
+    /// Numbers the request in the logs.
+    public var id: UInt64
+
+    public init(method: String, path: String, query: [String: String] = [:], authorization: String? = nil,
+                contentType: String? = nil, body: [UInt8] = [], id: UInt64 = 0) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.authorization = authorization
+        self.contentType = contentType
+        self.body = body
+        self.id = id
+    }
+}

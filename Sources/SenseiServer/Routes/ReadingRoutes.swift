@@ -1,0 +1,66 @@
+import SenseiModels
+
+/// A sensor's readings: listing, aggregating, CSV export and posting.
+struct ReadingRoutes {
+    let store: SenseiStore
+    static let maximumLimit = 10_000
+    static let maximumBuckets = 2_000
+
+    func addRoutes(to router: inout Router) {
+        router.add("GET", "/sensors/:id/data", scope: .read) { request, parameters in
+            try list(parameters["id"], request, format: .json)
+        }
+        router.add("GET", "/sensors/:id/data.csv", scope: .read) { request, parameters in
+            try list(parameters["id"], request, format: .csv)
+        }
+        router.add("POST", "/sensors/:id/data", scope: .write) { request, parameters in
+            try post(parameters["id"], request)
+        }
+    }
+
+    enum Format {
+        case json
+        case csv
+    }
+
+    private func list(_ segment: String, _ request: Request, format: Format) throws -> Response {
+        let reference = try RequestDecoding.sensorReference(segment)
+        let parameters = QueryParameters(request)
+        let (after, before) = try parameters.bounds()
+        if let count = try parameters.optionalInteger("buckets", in: 1...Self.maximumBuckets) {
+            guard let after, let before else {
+                throw APIError.badRequest("buckets needs both after and before")
+            }
+            let (_, buckets) = try store.buckets(of: reference, after: after, before: before, count: count)
+            return format == .json ? ReadingEncoding.json(buckets) : ReadingEncoding.csv(buckets)
+        }
+        let query = ReadingQuery(
+            after: after, before: before,
+            limit: try parameters.integer("limit", default: 100, in: 1...Self.maximumLimit),
+            ascending: try parameters.ascending())
+        let (_, readings) = try store.readings(of: reference, query)
+        return format == .json ? ReadingEncoding.json(readings) : ReadingEncoding.csv(readings)
+    }
+
+    private func post(_ segment: String, _ request: Request) throws -> Response {
+        let reference = try RequestDecoding.sensorReference(segment)
+        let receivedAt = Timestamp.now()
+        let body = try RequestDecoding.json(request)
+        let readings = try ReadingPayload.parse(body, now: receivedAt)
+        let accepted: Int
+        do {
+            accepted = try store.insertReadings(readings, into: reference, createIfMissing: true,
+                                                receivedAt: receivedAt)
+        } catch StoreError.invalidValue(let index, let reason) {
+            // Name the item the way the client wrote it: a batch has indexes.
+            let isBatch = body["data"] != nil
+            throw APIError.unprocessable(isBatch ? "data[\(index)].value: \(reason)" : "value: \(reason)")
+        }
+        return .json(status: 201) { writer in
+            writer.beginObject()
+            writer.key("accepted")
+            writer.int(accepted)
+            writer.endObject()
+        }
+    }
+}

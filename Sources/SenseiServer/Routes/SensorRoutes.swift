@@ -1,0 +1,72 @@
+import SenseiModels
+
+/// Sensors and their metadata.
+struct SensorRoutes {
+    let store: SenseiStore
+
+    func addRoutes(to router: inout Router) {
+        router.add("GET", "/sensors", scope: .read) { _, _ in try list() }
+        router.add("POST", "/sensors", scope: .admin) { request, _ in try create(request) }
+        router.add("GET", "/sensors/:id", scope: .read) { _, parameters in try show(parameters["id"]) }
+        router.add("PATCH", "/sensors/:id", scope: .admin) { request, parameters in
+            try update(parameters["id"], request)
+        }
+        router.add("DELETE", "/sensors/:id", scope: .admin) { _, parameters in try delete(parameters["id"]) }
+    }
+
+    private func list() throws -> Response {
+        let sensors = try store.sensors()
+        return .json(capacity: 64 + sensors.count * 280) { writer in
+            writer.beginObject()
+            writer.key("sensors")
+            writer.beginArray()
+            for sensor in sensors { sensor.write(to: &writer) }
+            writer.endArray()
+            writer.endObject()
+        }
+    }
+
+    private func show(_ segment: String) throws -> Response {
+        let reference = try RequestDecoding.sensorReference(segment)
+        guard let sensor = try store.sensor(reference) else { throw StoreError.sensorNotFound(reference) }
+        return .json { sensor.write(to: &$0) }
+    }
+
+    private func create(_ request: Request) throws -> Response {
+        let body = try RequestDecoding.json(request)
+        guard let object = body.objectValue else {
+            throw APIError.unprocessable("body must be a JSON object, found \(body.typeName)")
+        }
+        try RequestDecoding.requireOnly(["code", "name", "units", "valueType"], in: object)
+        guard let code = try RequestDecoding.string("code", in: object, maximumLength: 1000) else {
+            throw APIError.unprocessable("code is missing")
+        }
+        if let problem = SensorCode.problem(with: code) { throw APIError.unprocessable(problem) }
+        let sensor = try store.createSensor(
+            code: code,
+            name: try RequestDecoding.string("name", in: object, maximumLength: 200, allowEmpty: false),
+            units: try RequestDecoding.string("units", in: object, maximumLength: 50) ?? "",
+            valueType: try RequestDecoding.valueType(in: object) ?? .float)
+        return .json(status: 201) { sensor.write(to: &$0) }
+    }
+
+    private func update(_ segment: String, _ request: Request) throws -> Response {
+        let reference = try RequestDecoding.sensorReference(segment)
+        let body = try RequestDecoding.json(request)
+        guard let object = body.objectValue else {
+            throw APIError.unprocessable("body must be a JSON object, found \(body.typeName)")
+        }
+        try RequestDecoding.requireOnly(["name", "units", "valueType"], in: object)
+        let sensor = try store.updateSensor(
+            reference,
+            name: try RequestDecoding.string("name", in: object, maximumLength: 200, allowEmpty: false),
+            units: try RequestDecoding.string("units", in: object, maximumLength: 50),
+            valueType: try RequestDecoding.valueType(in: object))
+        return .json { sensor.write(to: &$0) }
+    }
+
+    private func delete(_ segment: String) throws -> Response {
+        try store.deleteSensor(try RequestDecoding.sensorReference(segment))
+        return .noContent
+    }
+}

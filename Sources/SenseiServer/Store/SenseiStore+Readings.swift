@@ -1,0 +1,119 @@
+import GRDB
+import SenseiModels
+
+/// Which readings of a sensor to return. Bounds are inclusive.
+public struct ReadingQuery: Sendable, Equatable {
+    public var after: Timestamp?
+    public var before: Timestamp?
+    public var limit: Int
+    public var ascending: Bool
+    /// Readings to skip first (the firmware API pages by number).
+    public var offset: Int
+
+    public init(after: Timestamp? = nil, before: Timestamp? = nil, limit: Int = 100,
+                ascending: Bool = false, offset: Int = 0) {
+        self.after = after
+        self.before = before
+        self.limit = limit
+        self.ascending = ascending
+        self.offset = offset
+    }
+}
+
+extension SenseiStore {
+    /// Stores readings for a sensor in one all-or-nothing write, creating the
+    /// sensor (named after its code, a float without units) when `createIfMissing`.
+    ///
+    /// A reading on an existing (sensor, timestamp) replaces its value, so a
+    /// retried batch is stored once. A reading without timestamp gets
+    /// `receivedAt`, moved on by 1 ms for as long as that millisecond is taken.
+    /// Returns the number of readings accepted, after they are committed.
+    @discardableResult
+    public func insertReadings(_ readings: [ReadingInput], into reference: SensorReference,
+                               createIfMissing: Bool, receivedAt: Timestamp = .now()) throws -> Int {
+        try groupCommit.write { db in
+            let sensor = try Self.resolveForWrite(reference, createIfMissing: createIfMissing,
+                                                  at: receivedAt, in: db)
+            for (index, reading) in readings.enumerated() {
+                if let problem = sensor.valueType.problem(with: reading.value) {
+                    throw StoreError.invalidValue(index: index, reason: problem)
+                }
+            }
+            try Self.insert(readings, sensorID: sensor.id, receivedAt: receivedAt, in: db)
+            return readings.count
+        }
+    }
+
+    private static func resolveForWrite(_ reference: SensorReference, createIfMissing: Bool,
+                                        at now: Timestamp, in db: Database) throws -> Sensor {
+        if let sensor = try fetchSensor(reference, in: db) { return sensor }
+        guard createIfMissing, case .code(let code) = reference else {
+            throw StoreError.sensorNotFound(reference)
+        }
+        let id = try insertSensor(code: code, name: nil, units: "", valueType: .float, at: now, in: db)
+        return try fetchSensor(.id(id), in: db)!
+    }
+
+    private static func insert(_ readings: [ReadingInput], sensorID: Int64, receivedAt: Timestamp,
+                               in db: Database) throws {
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO readings (sensor_id, ts, value) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
+            """)
+        let replace = try db.cachedStatement(sql: "UPDATE readings SET value = ? WHERE sensor_id = ? AND ts = ?")
+        var added = 0
+        var newest: (ts: Int64, value: Double)?
+        for reading in readings {
+            var ts = reading.timestamp?.milliseconds ?? receivedAt.milliseconds
+            while true {
+                try insert.execute(arguments: [sensorID, ts, reading.value])
+                if db.changesCount == 1 {
+                    added += 1
+                    break
+                }
+                if reading.timestamp == nil {
+                    ts += 1
+                } else {
+                    try replace.execute(arguments: [reading.value, sensorID, ts])
+                    break
+                }
+            }
+            // `>=`: of several readings at one instant, the later one wins.
+            if newest == nil || ts >= newest!.ts { newest = (ts, reading.value) }
+        }
+        guard let newest else { return }
+        let update = try db.cachedStatement(sql: """
+            UPDATE sensors SET
+                reading_count = reading_count + ?1,
+                latest_value = CASE WHEN latest_ts IS NULL OR ?2 >= latest_ts THEN ?3 ELSE latest_value END,
+                latest_ts = CASE WHEN latest_ts IS NULL OR ?2 >= latest_ts THEN ?2 ELSE latest_ts END,
+                updated_at = ?4
+            WHERE id = ?5
+            """)
+        try update.execute(arguments: [added, newest.ts, newest.value, receivedAt.milliseconds, sensorID])
+    }
+
+    /// Readings of a sensor; `StoreError.sensorNotFound` if there is no such sensor.
+    public func readings(of reference: SensorReference, _ query: ReadingQuery) throws -> (Sensor, [Reading]) {
+        try pool.read { db in
+            guard let sensor = try Self.fetchSensor(reference, in: db) else {
+                throw StoreError.sensorNotFound(reference)
+            }
+            let order = query.ascending ? "ASC" : "DESC"
+            let statement = try db.cachedStatement(sql: """
+                SELECT ts, value FROM readings
+                WHERE sensor_id = ? AND ts >= ? AND ts <= ?
+                ORDER BY ts \(order) LIMIT ? OFFSET ?
+                """)
+            let rows = try Row.fetchCursor(statement, arguments: [
+                sensor.id, query.after?.milliseconds ?? Int64.min, query.before?.milliseconds ?? Int64.max,
+                query.limit, query.offset,
+            ])
+            var readings: [Reading] = []
+            readings.reserveCapacity(min(query.limit, sensor.count))
+            while let row = try rows.next() {
+                readings.append(Reading(timestamp: Timestamp(milliseconds: row[0]), value: row[1]))
+            }
+            return (sensor, readings)
+        }
+    }
+}

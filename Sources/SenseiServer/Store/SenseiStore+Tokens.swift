@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+import SenseiModels
+
+/// A token as `token list` shows it; the secret itself is never stored.
+public struct TokenInfo: Sendable, Equatable {
+    public var id: Int64
+    public var name: String
+    public var scope: Scope
+    public var createdAt: Timestamp
+    public var lastUsedAt: Timestamp?
+}
+
+extension SenseiStore {
+    /// Creates a token and returns its secret, which only the caller ever sees.
+    public func createToken(name: String, scope: Scope, at now: Timestamp = .now()) throws -> String {
+        let secret = TokenSecret.generate()
+        try groupCommit.write { db in
+            if try Int.fetchOne(db, sql: "SELECT 1 FROM tokens WHERE name = ?", arguments: [name]) != nil {
+                throw StoreError.tokenNameTaken(name)
+            }
+            try db.execute(
+                sql: "INSERT INTO tokens (name, digest, scope, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [name, Data(TokenSecret.digest(of: secret)), scope.rawValue, now.milliseconds])
+        }
+        return secret
+    }
+
+    public func tokens() throws -> [TokenInfo] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, name, scope, created_at, last_used_at FROM tokens ORDER BY name")
+                .map { row in
+                    TokenInfo(id: row[0], name: row[1], scope: Scope(rawValue: row[2]) ?? .read,
+                              createdAt: Timestamp(milliseconds: row[3]),
+                              lastUsedAt: (row[4] as Int64?).map(Timestamp.init(milliseconds:)))
+                }
+        }
+    }
+
+    /// Deletes a token by name; false if there was none.
+    public func revokeToken(name: String) throws -> Bool {
+        try groupCommit.write { db in
+            try db.execute(sql: "DELETE FROM tokens WHERE name = ?", arguments: [name])
+            return db.changesCount > 0
+        }
+    }
+
+    /// The token with this digest, looked up on every request so that a token
+    /// revoked by `sensei-server token revoke` (another process) fails at once.
+    func token(digest: [UInt8]) throws -> (id: Int64, scope: Scope)? {
+        try pool.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT id, scope FROM tokens WHERE digest = ?")
+            guard let row = try Row.fetchOne(statement, arguments: [Data(digest)]) else { return nil }
+            return (row[0], Scope(rawValue: row[1]) ?? .read)
+        }
+    }
+
+    func recordTokenUse(id: Int64, at now: Timestamp) throws {
+        try groupCommit.write { db in
+            try db.execute(sql: "UPDATE tokens SET last_used_at = ? WHERE id = ?", arguments: [now.milliseconds, id])
+        }
+    }
+}

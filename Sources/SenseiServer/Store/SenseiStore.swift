@@ -1,0 +1,85 @@
+import CSenseiSchema
+import Foundation
+import GRDB
+import SenseiModels
+
+/// The server's SQLite database: sensors, their readings and the API tokens.
+///
+/// It owns a WAL `DatabasePool` (readers never wait for the writer), applies
+/// `schema.sql` on open, and funnels every reading write through a
+/// `GroupCommit` so that concurrent requests share one transaction and one sync.
+public final class SenseiStore: Sendable {
+    /// The schema version `schema.sql` declares with `PRAGMA user_version`.
+    public static let schemaVersion = 1
+
+    /// schema.sql as compiled into the binary.
+    public static var schemaSQL: String { String(cString: sensei_schema_sql()) }
+
+    public let path: String
+    let pool: DatabasePool
+    let groupCommit: GroupCommit
+
+    /// Opens (creating if needed) the database at `path`.
+    public init(path: String) throws {
+        self.path = path
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(10)
+        configuration.label = "sensei"
+        configuration.prepareDatabase { db in
+            // A 201 promises the readings survive a power cut: sync the WAL on every commit.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        groupCommit = GroupCommit(pool: pool)
+        try Self.applySchema(to: pool)
+    }
+
+    private static func applySchema(to pool: DatabasePool) throws {
+        try pool.barrierWriteWithoutTransaction { db in
+            let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            if version == 0 {
+                let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+                guard tables == 0 else { throw StoreError.notASenseiDatabase }
+                try db.inTransaction(.exclusive) {
+                    try db.execute(sql: schemaSQL)
+                    return .commit
+                }
+            } else if version > schemaVersion {
+                throw StoreError.newerSchema(version)
+            }
+        }
+    }
+
+    /// Closes every connection; later calls fail.
+    public func close() throws {
+        try pool.close()
+    }
+
+    /// `PRAGMA integrity_check`, "ok" when sound.
+    public func integrityCheck() throws -> String {
+        try pool.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "" }
+    }
+}
+
+/// What the store refuses, for the routes to turn into statuses.
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+    case sensorNotFound(SensorReference)
+    case codeTaken(String)
+    case invalidValue(index: Int, reason: String)
+    case tokenNameTaken(String)
+    case notASenseiDatabase
+    case newerSchema(Int)
+
+    public var description: String {
+        switch self {
+        case .sensorNotFound(let reference): "no sensor '\(reference)'"
+        case .codeTaken(let code): "a sensor with code '\(code)' already exists"
+        case .invalidValue(let index, let reason): "data[\(index)].value: \(reason)"
+        case .tokenNameTaken(let name): "a token named '\(name)' already exists"
+        case .notASenseiDatabase: "the database file holds tables but is not a Sensei database"
+        case .newerSchema(let version):
+            "the database has schema version \(version), newer than this server's \(SenseiStore.schemaVersion)"
+        }
+    }
+}

@@ -1,0 +1,3 @@
+import SenseiServer
+
+SenseiServerCommand.main()

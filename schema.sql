@@ -1,0 +1,41 @@
+-- Sensei server schema, version 1.
+-- The server applies this file, byte for byte, to a new database. Times are
+-- INTEGER milliseconds since the Unix epoch, UTC.
+
+CREATE TABLE sensors (
+    id            INTEGER PRIMARY KEY,
+    code          TEXT    NOT NULL UNIQUE
+                          CHECK (length(code) BETWEEN 1 AND 50
+                                 AND code NOT GLOB '*[^A-Za-z0-9_-]*'),
+    name          TEXT    NOT NULL,
+    units         TEXT    NOT NULL DEFAULT '',
+    value_type    TEXT    NOT NULL DEFAULT 'float'
+                          CHECK (value_type IN ('float', 'int', 'bool')),
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL,
+    -- Kept up to date by the store on every write, so that listing sensors
+    -- never scans their readings.
+    reading_count INTEGER NOT NULL DEFAULT 0,
+    latest_ts     INTEGER,
+    latest_value  REAL
+);
+
+-- Clustered on (sensor, time): one sensor's range is one contiguous read.
+CREATE TABLE readings (
+    sensor_id INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
+    ts        INTEGER NOT NULL,
+    value     REAL    NOT NULL,
+    PRIMARY KEY (sensor_id, ts)
+) WITHOUT ROWID;
+
+-- Bearer tokens, stored as SHA-256 digests: a stolen database holds no token.
+CREATE TABLE tokens (
+    id           INTEGER PRIMARY KEY,
+    name         TEXT    NOT NULL UNIQUE,
+    digest       BLOB    NOT NULL UNIQUE,
+    scope        TEXT    NOT NULL CHECK (scope IN ('read', 'write', 'admin')),
+    created_at   INTEGER NOT NULL,
+    last_used_at INTEGER
+);
+
+PRAGMA user_version = 1;
