@@ -7,8 +7,9 @@ extension SenseiStore {
     /// the clustered (sensor, ts) key: one contiguous range read.
     ///
     /// The range is `before - after + 1` milliseconds long; a reading at `ts`
-    /// falls in span `(ts - after) * count / length`, and a span starts at
-    /// `after + i * length / count` (integer division).
+    /// falls in span `(ts - after) * count / length` (integer division), and a
+    /// bucket's timestamp is the first millisecond of its span,
+    /// `after + ⌈i * length / count⌉`.
     public func buckets(of reference: SensorReference, after: Timestamp, before: Timestamp,
                         count: Int) throws -> (Sensor, [Bucket]) {
         try pool.read { db in
@@ -28,7 +29,7 @@ extension SenseiStore {
             var buckets: [Bucket] = []
             while let row = try rows.next() {
                 let span: Int64 = row[0]
-                let start = after.milliseconds + span * length / Int64(count)
+                let start = after.milliseconds + (span * length + Int64(count) - 1) / Int64(count)
                 buckets.append(Bucket(timestamp: Timestamp(milliseconds: start),
                                       mean: row[1], min: row[2], max: row[3], count: row[4]))
             }

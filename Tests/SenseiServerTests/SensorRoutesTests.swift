@@ -1,0 +1,112 @@
+import Testing
+import SenseiModels
+@testable import SenseiServer
+
+@Suite("Sensor routes")
+struct SensorRoutesTests {
+    @Test func emptyListThenCreatedSensor() async throws {
+        try await withTestServer { server in
+            #expect(try server.reader.get("/sensors").text == #"{"sensors":[]}"#)
+
+            let created = try server.admin.post(
+                "/sensors", json: #"{"code":"hum_bath","name":"Bathroom humidity","units":"%","valueType":"int"}"#)
+            #expect(created.status == 201)
+            let sensor = try Sensor(json: try created.json)
+            #expect(sensor.id == 1)
+            #expect(sensor.code == "hum_bath")
+            #expect(sensor.name == "Bathroom humidity")
+            #expect(sensor.units == "%")
+            #expect(sensor.valueType == .int)
+            #expect(sensor.latest == nil)
+            #expect(sensor.count == 0)
+            #expect(created.text.contains(#""latest":null,"count":0}"#))
+
+            let list = try server.reader.get("/sensors").json
+            #expect(list["sensors"]?.arrayValue?.count == 1)
+            #expect(try Sensor(json: list["sensors"]![0]!) == sensor)
+        }
+    }
+
+    @Test func showByIdOrCodeWithLatestAndCount() async throws {
+        try await withTestServer { server in
+            _ = try server.writer.post("/sensors/temperature_ext/data", json: """
+                {"data":[{"timestamp":"2025-01-09T11:00:00Z","value":21},{"timestamp":"2025-01-09T12:00:00Z","value":23.5}]}
+                """)
+            for path in ["/sensors/1", "/sensors/temperature_ext"] {
+                let response = try server.reader.get(path)
+                #expect(response.status == 200)
+                let json = try response.json
+                #expect(json["id"] == .number(1))
+                #expect(json["code"] == .string("temperature_ext"))
+                #expect(json["name"] == .string("Temperature ext"))
+                #expect(json["units"] == .string(""))
+                #expect(json["valueType"] == .string("float"))
+                #expect(json["latest"] == .object(["timestamp": .string("2025-01-09T12:00:00Z"), "value": .number(23.5)]))
+                #expect(json["count"] == .number(2))
+            }
+            #expect(try server.reader.get("/sensors/2").status == 404)
+            #expect(try server.reader.get("/sensors/nothing_here").errorMessage == "no sensor 'nothing_here'")
+        }
+    }
+
+    @Test func duplicateCodeIs409() async throws {
+        try await withTestServer { server in
+            #expect(try server.admin.post("/sensors", json: #"{"code":"a"}"#).status == 201)
+            let again = try server.admin.post("/sensors", json: #"{"code":"a","name":"Other"}"#)
+            #expect(again.status == 409)
+            #expect(again.errorMessage == "a sensor with code 'a' already exists")
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"name":"x"}"#, "code is missing"),
+        (#"{"code":"bad code"}"#, "sensor code 'bad code' may only hold letters, digits, '_' and '-'"),
+        (#"{"code":"a","valueType":"double"}"#, "valueType must be one of float, int, bool; found 'double'"),
+        (#"{"code":"a","units":5}"#, "units must be a string, found a number"),
+        (#"{"code":"a","unit":"C"}"#, "unknown field 'unit'; expected code, name, units, valueType"),
+        (#"{"code":"a","name":""}"#, "name must not be empty"),
+        ("[1,2]", "body must be a JSON object, found an array"),
+    ])
+    func invalidCreateIs422(body: String, message: String) async throws {
+        try await withTestServer { server in
+            let response = try server.admin.post("/sensors", json: body)
+            #expect(response.status == 422)
+            #expect(response.errorMessage == message)
+            #expect(try server.store.sensors().isEmpty)
+        }
+    }
+
+    @Test func patchChangesOnlyGivenFields() async throws {
+        try await withTestServer { server in
+            _ = try server.admin.post("/sensors", json: #"{"code":"t1","name":"Old","units":"C"}"#)
+            let patched = try server.admin.patch("/sensors/t1", json: #"{"name":"Living room","valueType":"int"}"#)
+            #expect(patched.status == 200)
+            let sensor = try Sensor(json: try patched.json)
+            #expect(sensor.name == "Living room")
+            #expect(sensor.units == "C")
+            #expect(sensor.valueType == .int)
+            #expect(sensor.updatedAt >= sensor.createdAt)
+            #expect(try server.admin.patch("/sensors/99", json: #"{"name":"x"}"#).status == 404)
+            #expect(try server.admin.patch("/sensors/t1", json: #"{"code":"t2"}"#).status == 422)
+        }
+    }
+
+    @Test func deleteRemovesSensorAndReadings() async throws {
+        try await withTestServer { server in
+            _ = try server.writer.post("/sensors/door/data", json: #"{"data":[{"value":1},{"value":0}]}"#)
+            _ = try server.writer.post("/sensors/window/data", json: #"{"value":1}"#)
+            let deleted = try server.admin.delete("/sensors/door")
+            #expect(deleted.status == 204)
+            #expect(deleted.body.isEmpty)
+            #expect(try server.reader.get("/sensors/door").status == 404)
+            #expect(try server.reader.get("/sensors/door/data").status == 404)
+            #expect(try server.admin.delete("/sensors/door").status == 404)
+            let remaining = try server.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM readings") }
+            #expect(remaining == 1)
+            // A deleted code can be used again, as a new sensor.
+            _ = try server.writer.post("/sensors/door/data", json: #"{"value":1}"#)
+            #expect(try server.reader.get("/sensors/door").json["id"] == .number(3))
+            #expect(try server.reader.get("/sensors/door").json["count"] == .number(1))
+        }
+    }
+}
