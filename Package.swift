@@ -37,15 +37,12 @@ let package = Package(
         .executableTarget(
             name: "sensei-server", dependencies: ["SenseiServer"], path: "Sources/sensei-server"),
 
-        // The dashboard's logic: everything but the ncurses layer is testable as text.
-        .target(name: "SenseiTUI", dependencies: ["SenseiModels"]),
-
         .testTarget(name: "SenseiModelsTests", dependencies: ["SenseiModels"]),
-        .testTarget(name: "SenseiTUITests", dependencies: ["SenseiTUI", "SenseiModels"]),
         .testTarget(
             name: "SenseiServerTests",
             dependencies: [
                 "SenseiServer", "SenseiModels",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
     ]

@@ -2,8 +2,10 @@
 -- The server applies this file, byte for byte, to a new database. Times are
 -- INTEGER milliseconds since the Unix epoch, UTC.
 
+-- AUTOINCREMENT: a deleted sensor's id is never given to another, so a
+-- dashboard's cache keyed by id cannot mix two sensors up.
 CREATE TABLE sensors (
-    id            INTEGER PRIMARY KEY,
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
     code          TEXT    NOT NULL UNIQUE
                           CHECK (length(code) BETWEEN 1 AND 50
                                  AND code NOT GLOB '*[^A-Za-z0-9_-]*'),

@@ -46,6 +46,34 @@ static void log_trampoline(void *cls, const char *format, va_list args) {
     callbacks->log(callbacks->cls, message);
 }
 
+static int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+// MHD's own unescaper turns %00 into a NUL, which ends the C string Swift
+// reads: "/sensors/a%00b" would be served as "/sensors/a". Decode every %HH
+// but that one, which stays "%00" and so is never a valid sensor code.
+static size_t unescape_callback(void *cls, struct MHD_Connection *connection, char *s) {
+    (void)cls;
+    (void)connection;
+    char *out = s;
+    for (char *in = s; *in; ) {
+        int high, low;
+        if (in[0] == '%' && (high = hex_value(in[1])) >= 0 && (low = hex_value(in[2])) >= 0
+            && (high | low) != 0) {
+            *out++ = (char)(high * 16 + low);
+            in += 3;
+        } else {
+            *out++ = *in++;
+        }
+    }
+    *out = '\0';
+    return (size_t)(out - s);
+}
+
 // What Swift holds: the daemon plus the callbacks block it points into.
 struct sensei_daemon {
     struct MHD_Daemon *daemon;
@@ -110,9 +138,11 @@ struct sensei_daemon *sensei_daemon_start(const struct sensei_daemon_config *con
     callbacks->log = log;
     callbacks->cls = cls;
 
-    struct MHD_OptionItem options[12];
+    struct MHD_OptionItem options[16];
     int n = 0;
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &address};
+    options[n++] = (struct MHD_OptionItem){MHD_OPTION_UNESCAPE_CALLBACK,
+                                           (intptr_t)unescape_callback, NULL};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED,
                                            (intptr_t)completed_trampoline, callbacks};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE,

@@ -81,7 +81,10 @@ public enum ReadingPayload {
     public static func timestamp(from json: JSONValue, now: Timestamp) -> Result<Timestamp, Problem> {
         let parsed: Timestamp?
         switch json {
-        case .number(let seconds): parsed = Timestamp(epochSeconds: seconds)
+        case .number(let seconds):
+            // A number too big for a double arrives as infinity, which would be shown as null.
+            guard seconds.isFinite else { return .failure(Problem("number is out of range")) }
+            parsed = Timestamp(epochSeconds: seconds)
         case .string(let text): parsed = Timestamp(parameter: text)
         default: return .failure(Problem("must be an RFC 3339 string or epoch seconds, found \(json.typeName)"))
         }
@@ -134,7 +137,9 @@ public enum ReadingPayload {
 
 extension String {
     func trimmingSpaces() -> Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        // "\r\n" is one Character (a grapheme cluster), equal to neither "\r" nor "\n":
+        // firmware that prints a value with println sends it that way.
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }
         guard let start = firstIndex(where: { !isSpace($0) }) else { return self[endIndex...] }
         let end = lastIndex(where: { !isSpace($0) })!
         return self[start...end]

@@ -16,3 +16,11 @@ struct DataDirectoryOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "Directory for the database and the generated admin token.")
     var dataDirectory = "./sensei-data"
 }
+
+extension DataDirectoryOptions {
+    /// The store in the data directory, both created if new.
+    func openStore() throws -> SenseiStore {
+        try DataDirectory.prepare(dataDirectory)
+        return try SenseiStore(path: SenseiApplication.databasePath(in: dataDirectory))
+    }
+}

@@ -21,7 +21,7 @@ struct TokenCommand: ParsableCommand {
         }
 
         func run() throws {
-            let store = try SenseiStore(path: SenseiApplication.databasePath(in: data.dataDirectory))
+            let store = try data.openStore()
             do {
                 print(try store.createToken(name: name, scope: Scope(rawValue: scope)!))
             } catch let error as StoreError {
@@ -36,7 +36,7 @@ struct TokenCommand: ParsableCommand {
         @OptionGroup var data: DataDirectoryOptions
 
         func run() throws {
-            let store = try SenseiStore(path: SenseiApplication.databasePath(in: data.dataDirectory))
+            let store = try data.openStore()
             print(TokenTable.render(try store.tokens()), terminator: "")
         }
     }
@@ -48,7 +48,7 @@ struct TokenCommand: ParsableCommand {
         @Argument(help: "The token's name.") var name: String
 
         func run() throws {
-            let store = try SenseiStore(path: SenseiApplication.databasePath(in: data.dataDirectory))
+            let store = try data.openStore()
             guard try store.revokeToken(name: name) else { throw ValidationError("no token named '\(name)'") }
             print("revoked \(name)")
         }

@@ -35,6 +35,9 @@ public final class HTTPServer: Sendable {
 
     public typealias Handler = @Sendable (Request) -> Response
 
+    /// Bytes past the body limit read and dropped to be able to answer 413.
+    static let drainLimit = 16 << 20
+
     let configuration: Configuration
     let logger: Logger
     private let handler: Handler
@@ -75,7 +78,7 @@ public final class HTTPServer: Sendable {
         }
         guard let handle else {
             Unmanaged<HTTPServer>.fromOpaque(context).release()
-            throw HTTPServerError.cannotStart(String(cString: error))
+            throw HTTPServerError.cannotStart(String(decoding: error.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self))
         }
         boundPort.store(sensei_daemon_port(handle), ordering: .releasing)
         daemon.withLock { $0 = DaemonHandle(pointer: handle, context: context) }
@@ -127,8 +130,11 @@ public final class HTTPServer: Sendable {
                 }
             }
             uploadSize.pointee = 0
-            // A chunked body far over the limit is not worth draining to answer 413.
-            return pending.receivedBytes <= 4 * configuration.maxBodyBytes
+            if pending.receivedBytes > configuration.maxBodyBytes { pending.body = [] }
+            // A body without Content-Length (chunked) that outgrows the limit
+            // is drained, not kept, to answer 413 at its end (libmicrohttpd
+            // cannot answer mid-body); past a bound the connection is cut.
+            return pending.receivedBytes <= configuration.maxBodyBytes + Self.drainLimit
         }
         guard !pending.answered else { return true }
         let response: Response

@@ -26,11 +26,11 @@ public final class SenseiStore: Sendable {
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(10)
         configuration.label = "sensei"
-        configuration.prepareDatabase { db in
-            // A 201 promises the readings survive a power cut: sync the WAL on every commit.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
         pool = try DatabasePool(path: path, configuration: configuration)
+        // A 201 promises the readings survive a power cut: sync the WAL on every
+        // commit. Set here, on the writer, because DatabasePool sets NORMAL
+        // after any prepareDatabase hook has run.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         groupCommit = GroupCommit(pool: pool)
         try Self.applySchema(to: pool)
     }

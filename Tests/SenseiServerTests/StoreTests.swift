@@ -1,0 +1,96 @@
+import Dispatch
+import Foundation
+import GRDB
+import Testing
+import SenseiModels
+@testable import SenseiServer
+
+/// The store on a real SQLite file in a temporary directory.
+@Suite("Store")
+struct StoreTests {
+    @Test func concurrentWritesAllLandOnceThroughGroupCommit() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try SenseiStore(path: directory + "/s.sqlite")
+            let threads = 16
+            let perThread = 50
+            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                for index in 0..<perThread {
+                    let reading = ReadingInput(timestamp: Timestamp(milliseconds: Int64(thread * 1000 + index)),
+                                               value: Double(index))
+                    _ = try! store.insertReadings([reading], into: .code("s\(thread % 4)"), createIfMissing: true)
+                }
+            }
+            let sensors = try store.sensors()
+            #expect(sensors.count == 4)
+            #expect(sensors.map(\.count).reduce(0, +) == threads * perThread)
+            let rows = try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM readings") }
+            #expect(rows == threads * perThread)
+            #expect(try store.integrityCheck() == "ok")
+        }
+    }
+
+    @Test func oneFailingWriteInAGroupDoesNotTakeOthersDown() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try SenseiStore(path: directory + "/s.sqlite")
+            _ = try store.createSensor(code: "flag", name: nil, units: "", valueType: .bool)
+            let results = Results()
+            DispatchQueue.concurrentPerform(iterations: 20) { index in
+                do {
+                    let value = index % 2 == 0 ? 1.0 : 5.0  // 5 is not a boolean
+                    try store.insertReadings([ReadingInput(timestamp: Timestamp(milliseconds: Int64(index)), value: value)],
+                                             into: .code("flag"), createIfMissing: false)
+                    results.record(success: true)
+                } catch {
+                    results.record(success: false)
+                }
+            }
+            #expect(results.counts == (10, 10))
+            #expect(try store.sensor(.code("flag"))?.count == 10)
+        }
+    }
+
+    @Test func countAndLatestFollowInsertsAndReplacements() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try SenseiStore(path: directory + "/s.sqlite")
+            let t = { (ms: Int64) in Timestamp(milliseconds: ms) }
+            try store.insertReadings([.init(timestamp: t(200), value: 2), .init(timestamp: t(100), value: 1)],
+                                     into: .code("x"), createIfMissing: true)
+            #expect(try store.sensor(.code("x"))?.latest == Reading(timestamp: t(200), value: 2))
+            // An older reading does not move latest; a replacement of the newest does.
+            try store.insertReadings([.init(timestamp: t(50), value: 9)], into: .code("x"), createIfMissing: false)
+            #expect(try store.sensor(.code("x"))?.latest == Reading(timestamp: t(200), value: 2))
+            try store.insertReadings([.init(timestamp: t(200), value: 7)], into: .code("x"), createIfMissing: false)
+            let sensor = try #require(try store.sensor(.code("x")))
+            #expect(sensor.latest == Reading(timestamp: t(200), value: 7))
+            #expect(sensor.count == 3)
+        }
+    }
+
+    @Test func deletedSensorIdsAreNeverReused() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try SenseiStore(path: directory + "/s.sqlite")
+            let first = try store.createSensor(code: "a", name: nil, units: "", valueType: .float)
+            try store.deleteSensor(.id(first.id))
+            let second = try store.createSensor(code: "a", name: nil, units: "", valueType: .float)
+            #expect(second.id == first.id + 1)
+        }
+    }
+}
+
+private final class Results: @unchecked Sendable {
+    private let lock = NSLock()
+    private var successes = 0
+    private var failures = 0
+
+    func record(success: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        if success { successes += 1 } else { failures += 1 }
+    }
+
+    var counts: (Int, Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (successes, failures)
+    }
+}
