@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Sensei builds against, if any is missing.
+# Needs root or sudo the first time; a no-op once they are there.
+set -euo pipefail
+
+packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libncurses-dev tmux)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "installing: ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
