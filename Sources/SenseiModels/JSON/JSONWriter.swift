@@ -171,3 +171,24 @@ func appendQuoted(_ value: String, to bytes: inout [UInt8]) {
     }
     bytes.append(UInt8(ascii: "\""))
 }
+
+/// A wire value that writes itself as JSON.
+public protocol JSONWritable {
+    func write(to writer: inout JSONWriter)
+}
+
+extension Sensor: JSONWritable {}
+extension Reading: JSONWritable {}
+extension Bucket: JSONWritable {}
+
+extension JSONWriter {
+    /// `{"<key>": [items…]}`, the API's list envelope.
+    public mutating func envelope(_ key: StaticString, _ items: some Collection<some JSONWritable>) {
+        beginObject()
+        self.key(key)
+        beginArray()
+        for item in items { item.write(to: &self) }
+        endArray()
+        endObject()
+    }
+}

@@ -4,26 +4,9 @@ import SenseiModels
 enum ReadingEncoding {
     static let csvType = "text/csv; charset=utf-8"
 
-    static func json(_ readings: [Reading]) -> Response {
-        .json(capacity: 16 + readings.count * 48) { writer in
-            writer.beginObject()
-            writer.key("data")
-            writer.beginArray()
-            for reading in readings { reading.write(to: &writer) }
-            writer.endArray()
-            writer.endObject()
-        }
-    }
-
-    static func json(_ buckets: [Bucket]) -> Response {
-        .json(capacity: 16 + buckets.count * 100) { writer in
-            writer.beginObject()
-            writer.key("data")
-            writer.beginArray()
-            for bucket in buckets { bucket.write(to: &writer) }
-            writer.endArray()
-            writer.endObject()
-        }
+    /// `{"data": [...]}` of readings or buckets.
+    static func json(_ items: [some JSONWritable], bytesEach: Int) -> Response {
+        .json(capacity: 16 + items.count * bytesEach) { $0.envelope("data", items) }
     }
 
     static func csv(_ readings: [Reading]) -> Response {

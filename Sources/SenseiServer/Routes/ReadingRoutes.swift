@@ -32,14 +32,14 @@ struct ReadingRoutes {
                 throw APIError.badRequest("buckets needs both after and before")
             }
             let (_, buckets) = try store.buckets(of: reference, after: after, before: before, count: count)
-            return format == .json ? ReadingEncoding.json(buckets) : ReadingEncoding.csv(buckets)
+            return format == .json ? ReadingEncoding.json(buckets, bytesEach: 100) : ReadingEncoding.csv(buckets)
         }
         let query = ReadingQuery(
             after: after, before: before,
             limit: try parameters.integer("limit", default: 100, in: 1...Self.maximumLimit),
             ascending: try parameters.ascending())
         let (_, readings) = try store.readings(of: reference, query)
-        return format == .json ? ReadingEncoding.json(readings) : ReadingEncoding.csv(readings)
+        return format == .json ? ReadingEncoding.json(readings, bytesEach: 48) : ReadingEncoding.csv(readings)
     }
 
     private func post(_ segment: String, _ request: Request) throws -> Response {

@@ -16,14 +16,7 @@ struct SensorRoutes {
 
     private func list() throws -> Response {
         let sensors = try store.sensors()
-        return .json(capacity: 64 + sensors.count * 280) { writer in
-            writer.beginObject()
-            writer.key("sensors")
-            writer.beginArray()
-            for sensor in sensors { sensor.write(to: &writer) }
-            writer.endArray()
-            writer.endObject()
-        }
+        return .json(capacity: 64 + sensors.count * 280) { $0.envelope("sensors", sensors) }
     }
 
     private func show(_ segment: String) throws -> Response {
