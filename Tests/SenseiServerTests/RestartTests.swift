@@ -87,4 +87,64 @@ struct RestartTests {
             #expect(try ServerProcess.run(["token", "revoke", "esp32-porch"] + data).status != 0)
         }
     }
+
+    @Test func sigtermUnderLoadLosesNothingAcknowledged() async throws {
+        try await withTemporaryDirectory { directory in
+            let data = directory + "/data"
+            let (server, port) = try ServerProcess.start(dataDirectory: data, environment: ["SENSEI_TOKEN": "load-test"])
+            let client = TestHTTPClient(port: port, token: "load-test")
+            let acknowledged = AcknowledgedReadings()
+            let writers = (0..<8).map { writer in
+                Thread {
+                    for index in 0..<10_000 {
+                        let timestamp = 1_700_000_000_000 + writer * 100_000 + index
+                        let body = #"{"timestamp":\#(Double(timestamp) / 1000),"value":\#(index)}"#
+                        guard let response = try? client.post("/sensors/w\(writer)/data", json: body) else { return }
+                        guard response.status == 201 else { return }
+                        acknowledged.add(writer: writer, timestamp: Int64(timestamp))
+                    }
+                }
+            }
+            writers.forEach { $0.start() }
+            while acknowledged.count < 300 { usleep(5_000) }
+            #expect(acknowledged.count >= 300)
+            #expect(server.stop(signal: SIGTERM) == 0)
+            while writers.contains(where: { $0.isExecuting }) { usleep(5_000) }
+
+            let (again, port2) = try ServerProcess.start(dataDirectory: data, environment: ["SENSEI_TOKEN": "load-test"])
+            defer { _ = again.stop() }
+            let reader = TestHTTPClient(port: port2, token: "load-test")
+            for writer in 0..<8 {
+                let stored = try reader.get("/sensors/w\(writer)/data?limit=10000&order=asc").json["data"]?.arrayValue ?? []
+                let storedTimes = Set(stored.compactMap { $0["timestamp"]?.stringValue.flatMap(Timestamp.init(rfc3339:))?.milliseconds })
+                let missing = acknowledged.timestamps(of: writer).subtracting(storedTimes)
+                #expect(missing.isEmpty, "writer \(writer): \(missing.count) acknowledged readings lost")
+            }
+        }
+    }
+}
+
+private final class AcknowledgedReadings: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byWriter: [Int: Set<Int64>] = [:]
+    private var total = 0
+
+    func add(writer: Int, timestamp: Int64) {
+        lock.lock()
+        defer { lock.unlock() }
+        byWriter[writer, default: []].insert(timestamp)
+        total += 1
+    }
+
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return total
+    }
+
+    func timestamps(of writer: Int) -> Set<Int64> {
+        lock.lock()
+        defer { lock.unlock() }
+        return byWriter[writer] ?? []
+    }
 }

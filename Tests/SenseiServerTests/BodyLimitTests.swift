@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+import Testing
+import SenseiModels
+@testable import SenseiServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Body size limits (413) and declared content types (415), as the brief
+/// fixes them.
+@Suite("Body limits and content types")
+struct BodyLimitTests {
+    @Test func declaredOversizeBodyIs413BeforeTheBodyIsSent() async throws {
+        try await withTestServer(configure: { $0.http.maxBodyBytes = 4096 }) { server in
+            // Only the headers: the answer must come without waiting for 10 MB.
+            let head = "POST /sensors/probe/data HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                + "Authorization: Bearer \(server.writer.token!)\r\nContent-Type: application/json\r\n"
+                + "Content-Length: 10000000\r\n\r\n"
+            let started = ContinuousClock.now
+            let early = try exchange(server.writer, Array(head.utf8), timeoutSeconds: 3)
+            expectError(early, 413, "headers only", mentioning: "4096")
+            #expect(ContinuousClock.now - started < .seconds(2))
+            // One byte over, sent in full; exactly the limit is fine.
+            let over = try server.writer.post("/sensors/probe/data", json: padded(#"{"value": 1}"#, to: 4097))
+            expectError(over, 413, "4097 bytes")
+            try expectCreated(try server.writer.post("/sensors/probe/data", json: padded(#"{"value": 2}"#, to: 4096)))
+            #expect(try server.reader.get("/sensors/probe").json["count"] == .number(1))
+            try expectStillHealthy(server)
+        }
+    }
+
+    @Test func defaultBodyLimitIsOneMebibyte() async throws {
+        try await withTestServer { server in
+            let head = "POST /sensors/probe/data HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                + "Authorization: Bearer \(server.writer.token!)\r\nContent-Length: 1048577\r\n\r\n"
+            expectError(try exchange(server.writer, Array(head.utf8), timeoutSeconds: 3), 413, "1 MiB + 1",
+                        mentioning: "1048576")
+            try expectCreated(try server.writer.post("/sensors/probe/data",
+                                                     json: padded(#"{"value": 1}"#, to: 1 << 20)))
+            try expectStillHealthy(server)
+        }
+    }
+
+    /// Regression: a chunked body over the limit got no answer at all (the
+    /// 413 could not be queued) and the client waited for the 30 s timeout.
+    @Test func chunkedBodyOverTheLimitIs413() async throws {
+        try await withTestServer(configure: { $0.http.maxBodyBytes = 4096 }) { server in
+            let small = try exchange(server.writer, chunkedPost(server.writer, padded(#"{"value": 5}"#, to: 3000)),
+                                     timeoutSeconds: 2)
+            try expectCreated(small)
+            let large = try exchange(server.writer, chunkedPost(server.writer, padded(#"{"value": 6}"#, to: 10_000)),
+                                     timeoutSeconds: 2)
+            expectError(large, 413, "10 000 bytes chunked", mentioning: "4096")
+            let data = try server.reader.get("/sensors/probe/data").json["data"]?.arrayValue
+            #expect(data?.count == 1)
+            #expect(data?.first?["value"] == .number(5))
+            try expectStillHealthy(server)
+        }
+    }
+
+    /// Regression: past 4× the limit the connection was cut without an answer.
+    @Test func chunkedBodyFarOverTheLimitIs413() async throws {
+        try await withTestServer(configure: { $0.http.maxBodyBytes = 4096 }) { server in
+            let huge = try exchange(server.writer, chunkedPost(server.writer, padded(#"{"value": 6}"#, to: 256 * 1024)),
+                                    timeoutSeconds: 2)
+            expectError(huge, 413, "256 KiB chunked", mentioning: "4096")
+            expectError(try server.reader.get("/sensors/probe"), 404, "nothing stored")
+            try expectStillHealthy(server)
+        }
+    }
+
+    // MARK: 415 non-JSON types, and JSON accepted whatever its type
+
+    @Test func nonJSONBodyUnderNonJSONTypeIs415() async throws {
+        try await withTestServer { server in
+            let bodies: [(String, String)] = [
+                ("text/plain", "hello"),
+                ("application/xml", "<reading><value>23.5</value></reading>"),
+                ("text/csv", "timestamp,value\n1736424000,23.5\n"),
+                ("application/x-www-form-urlencoded", "sensor_code=temperature_ext&value=23.5"),
+            ]
+            for (type, body) in bodies {
+                expectError(try server.writer.post("/sensors/probe/data", json: body, contentType: type), 415, type,
+                            mentioning: type)
+                expectError(try server.writer.post("/sensor_data", json: body, contentType: type), 415,
+                            "\(type), firmware post")
+                expectError(try server.admin.post("/sensors", json: body, contentType: type), 415, "\(type), create")
+            }
+            // Declared JSON, or nothing declared: a non-JSON body is malformed JSON.
+            expectError(try server.writer.post("/sensors/probe/data", json: "hello"), 400, "declared JSON")
+            expectError(try server.writer.post("/sensors/probe/data", json: "hello", contentType: nil), 400, "no type")
+            #expect(try server.reader.get("/sensors").text == #"{"sensors":[]}"#)
+            try expectStillHealthy(server)
+        }
+    }
+
+    @Test func jsonBodyIsAcceptedWhateverItsDeclaredType() async throws {
+        try await withTestServer { server in
+            let types: [String?] = ["application/x-www-form-urlencoded", "text/plain", nil,
+                                    "application/json; charset=utf-8", "application/octet-stream"]
+            for type in types {
+                try expectCreated(try server.writer.post("/sensors/probe/data", json: #"{"value": 1.5}"#,
+                                                         contentType: type), "\(type ?? "no type")")
+                let legacy = try server.writer.post("/sensor_data", json: #"{"sensor_code": "probe", "value": "2.5"}"#,
+                                                    contentType: type)
+                #expect(legacy.status == 201, "\(type ?? "no type"), firmware post")
+                #expect(legacy.text == #"{"status":"ok"}"#)
+            }
+            #expect(try server.admin.post("/sensors", json: #"{"code": "formed"}"#,
+                                          contentType: "application/x-www-form-urlencoded").status == 201)
+            #expect(try server.reader.get("/sensors/probe").json["count"] == .number(Double(2 * types.count)))
+            try expectStillHealthy(server)
+        }
+    }
+
+    // MARK: 422 invalid values
+}
