@@ -5,6 +5,7 @@ let package = Package(
     name: "Sensei",
     products: [
         .executable(name: "sensei-server", targets: ["sensei-server"]),
+        .executable(name: "sensei", targets: ["sensei"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -17,6 +18,9 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(
+            name: "CNcursesw", pkgConfig: "ncursesw",
+            providers: [.apt(["libncurses-dev"])]),
         // The variadic MHD_start_daemon and MHD's enums do not import into Swift;
         // this shim gives them plain C signatures.
         .target(name: "CSenseiHTTP", dependencies: ["CMicroHTTPD"]),
@@ -37,7 +41,24 @@ let package = Package(
         .executableTarget(
             name: "sensei-server", dependencies: ["SenseiServer"], path: "Sources/sensei-server"),
 
+        // The dashboard: everything but Terminal/ (the one ncurses layer) is testable as text.
+        .target(
+            name: "SenseiTUI",
+            dependencies: [
+                "SenseiModels", "CNcursesw",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "sensei", dependencies: ["SenseiTUI"], path: "Sources/sensei"),
+
         .testTarget(name: "SenseiModelsTests", dependencies: ["SenseiModels"]),
+        .testTarget(
+            name: "SenseiTUITests",
+            dependencies: [
+                "SenseiTUI", "SenseiModels", "SenseiServer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "SenseiServerTests",
             dependencies: [

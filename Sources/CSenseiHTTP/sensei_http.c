@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 struct sensei_callbacks {
     sensei_access_fn access;
@@ -78,6 +79,7 @@ static size_t unescape_callback(void *cls, struct MHD_Connection *connection, ch
 struct sensei_daemon {
     struct MHD_Daemon *daemon;
     struct sensei_callbacks callbacks;
+    MHD_socket listen_socket;  // set by quiesce
 };
 
 struct sensei_daemon *sensei_daemon_start(const struct sensei_daemon_config *config,
@@ -176,6 +178,7 @@ struct sensei_daemon *sensei_daemon_start(const struct sensei_daemon_config *con
         return NULL;
     }
     handle->daemon = daemon;
+    handle->listen_socket = MHD_INVALID_SOCKET;
     return handle;
 }
 
@@ -185,12 +188,18 @@ uint16_t sensei_daemon_port(struct sensei_daemon *handle) {
 }
 
 void sensei_daemon_quiesce(struct sensei_daemon *handle) {
-    MHD_socket socket = MHD_quiesce_daemon(handle->daemon);
-    (void)socket;  // closed by MHD_stop_daemon
+    if (handle->listen_socket == MHD_INVALID_SOCKET) {
+        handle->listen_socket = MHD_quiesce_daemon(handle->daemon);
+    }
 }
 
 void sensei_daemon_stop(struct sensei_daemon *handle) {
     MHD_stop_daemon(handle->daemon);
+    // After quiesce the listening socket is ours to close (MHD's contract),
+    // else the port keeps accepting into a backlog nobody reads.
+    if (handle->listen_socket != MHD_INVALID_SOCKET) {
+        close(handle->listen_socket);
+    }
     free(handle);
 }
 

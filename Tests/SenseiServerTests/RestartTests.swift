@@ -24,6 +24,14 @@ struct RestartTests {
         }
     }
 
+    /// Regression: the listening socket MHD hands back on quiesce was never
+    /// closed, so after a shutdown the old port still accepted connections
+    /// (into a backlog nobody read) instead of refusing them.
+    @Test func afterShutdownThePortRefusesConnections() async throws {
+        let port = try await withTestServer { server in server.port }
+        #expect(throws: HTTPClientError.self) { try TestHTTPClient(port: port).connect() }
+    }
+
     @Test func binaryFirstStartTokenFileAndCleanSIGTERM() async throws {
         try await withTemporaryDirectory { directory in
             let data = directory + "/data"

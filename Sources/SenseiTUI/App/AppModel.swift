@@ -1,0 +1,108 @@
+import SenseiModels
+
+/// All state of the dashboard, Bubble Tea style: `update` makes the next model
+/// from a `Msg`, the views only read it. The runtime owns one, feeds it
+/// messages and runs the commands `update` returns.
+public struct AppModel: Hashable, Sendable {
+    public enum Screen: Hashable, Sendable {
+        case list, detail, help
+    }
+
+    public enum Connection: Hashable, Sendable {
+        /// No sync has answered yet.
+        case connecting
+        case online
+        /// The server has not answered since `since` (the first failed sync).
+        case offline(since: Timestamp)
+    }
+
+    public var screen: Screen = .list
+    /// Where `?` was pressed, to go back to.
+    public var screenBeforeHelp: Screen = .list
+    public var width: Int
+    public var height: Int
+    public var now: Timestamp
+    /// The local zone's offset, for every time shown.
+    public var utcOffsetSeconds: Int
+    public var charset: Charset
+    /// The server, as shown in the title; nil when nothing is configured.
+    public var serverName: String?
+
+    /// Sensors in the user's order.
+    public var sensors: [SensorSummary] = []
+    /// Whether the cache has answered once (before that the list says "loading").
+    public var sensorsLoaded = false
+    public var selection = 0
+    /// The first sensor row shown.
+    public var listTop = 0
+
+    public var range: TimeRange = .day
+    public var detail: DetailState?
+
+    public var connection: Connection = .connecting
+    public var lastSync: Timestamp?
+    /// When the last sync started, or ended once it has: auto-refresh counts
+    /// from here, so a slow sync is not followed at once by the next.
+    public var lastSyncAttempt: Timestamp?
+    public var isSyncing = false
+    /// The latest failure a person must act on (a rejected token, say).
+    public var errorMessage: String?
+    /// Auto-refresh period in ms (`--refresh`).
+    public var refreshInterval: Int64
+    /// While offline, retry this often (ms) so the dashboard recovers soon.
+    public var offlineRetryInterval: Int64 = 10_000
+
+    public init(width: Int, height: Int, now: Timestamp, utcOffsetSeconds: Int = 0, charset: Charset = .unicode,
+                serverName: String?, refreshInterval: Int64 = 30_000) {
+        self.width = width
+        self.height = height
+        self.now = now
+        self.utcOffsetSeconds = utcOffsetSeconds
+        self.charset = charset
+        self.serverName = serverName
+        self.refreshInterval = refreshInterval
+    }
+
+    public var selectedSensor: SensorSummary? {
+        sensors.indices.contains(selection) ? sensors[selection] : nil
+    }
+
+    /// The sensor the detail screen shows, as last listed.
+    public var detailSensor: SensorSummary? {
+        guard let id = detail?.sensorId else { return nil }
+        return sensors.first { $0.id == id }
+    }
+
+    /// What the runtime runs first: read the cache, then sync (when configured).
+    public mutating func start() -> [Command] {
+        serverName == nil ? [.loadSensors] : [.loadSensors] + requestSync()
+    }
+
+    /// A sync, unless one is already running.
+    mutating func requestSync() -> [Command] {
+        guard serverName != nil, !isSyncing else { return [] }
+        isSyncing = true
+        lastSyncAttempt = now
+        return [.sync]
+    }
+}
+
+/// The detail screen's own state.
+public struct DetailState: Hashable, Sendable {
+    public var sensorId: Int64
+    /// nil while loading; data for another range is dropped on a range change.
+    public var data: DetailData?
+    /// The chart cursor's plot cell column; nil when hidden.
+    public var cursor: Int?
+    /// The readings table's first row shown (0 = newest).
+    public var tableOffset = 0
+    /// A `.loadReadings` is running.
+    public var isLoadingMore = false
+
+    public init(sensorId: Int64, data: DetailData? = nil, cursor: Int? = nil, tableOffset: Int = 0) {
+        self.sensorId = sensorId
+        self.data = data
+        self.cursor = cursor
+        self.tableOffset = tableOffset
+    }
+}

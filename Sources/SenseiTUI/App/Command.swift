@@ -1,0 +1,18 @@
+import SenseiModels
+
+/// I/O that `update` asks the runtime to perform. Results come back as `Msg`s.
+public enum Command: Hashable, Sendable {
+    /// Sync with the server in the background; answer `.syncFinished` or `.syncFailed`.
+    case sync
+    /// Read the sensor list from the cache; answer `.sensorsLoaded`.
+    case loadSensors
+    /// Read the detail of a sensor for a range; answer `.detailLoaded`.
+    case loadDetail(sensorId: Int64, range: TimeRange)
+    /// Read up to `limit` readings of the range older than `before`, newest
+    /// first; answer `.readingsLoaded`.
+    case loadReadings(sensorId: Int64, range: TimeRange, before: Timestamp, limit: Int)
+    /// Keep the user's order of the sensors (ids, top first) in the cache.
+    case saveOrder([Int64])
+    /// Restore the terminal and exit.
+    case quit
+}

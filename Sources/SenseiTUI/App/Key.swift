@@ -1,0 +1,9 @@
+/// A key as the terminal layer decodes it.
+public enum Key: Hashable, Sendable {
+    case up, down, left, right
+    case shiftUp, shiftDown
+    case pageUp, pageDown, home, end
+    case enter, escape, backspace, tab
+    /// A printable key: letters keep their case (`K` is shift-k).
+    case character(Character)
+}

@@ -1,0 +1,58 @@
+import SenseiModels
+
+/// Something that happened, for `update` to react to: a key, a resize, a
+/// timer, or the result of a `Command` the runtime ran (failures included).
+public enum Msg: Hashable, Sendable {
+    case keyPressed(Key)
+    case resized(width: Int, height: Int)
+    /// The runtime sends one every second: ages move on and auto-refresh is due.
+    case tick(Timestamp)
+    /// The sensor list from the cache, in the cache's saved order (new sensors
+    /// at the end), answering `.loadSensors`.
+    case sensorsLoaded([SensorSummary])
+    /// Answers `.loadDetail`.
+    case detailLoaded(DetailData)
+    /// An older page of the readings table, newest first, answering `.loadReadings`.
+    case readingsLoaded(sensorId: Int64, range: TimeRange, readings: [Reading])
+    /// A sync with the server completed; the cache holds `newReadings` more.
+    case syncFinished(at: Timestamp, newReadings: Int)
+    case syncFailed(SyncFailure, at: Timestamp)
+    /// Reading or writing the cache failed.
+    case cacheFailed(String)
+    /// SIGINT or SIGTERM.
+    case interrupted
+}
+
+/// Why a sync did not complete.
+public enum SyncFailure: Hashable, Sendable {
+    /// 401: the token is unknown.
+    case unauthorized
+    /// 403: the token may not read.
+    case forbidden
+    /// No answer: connection refused, DNS failure, timeout. Means offline.
+    case unreachable(String)
+    /// Any other error status, with the server's `{"error": …}` message.
+    case server(status: Int, message: String)
+    /// An answer without the documented shape.
+    case invalidResponse(String)
+    /// The server answered but the cache could not keep it (disk full, say).
+    case cache(String)
+
+    /// Whether the server could not be reached at all (the dashboard is offline).
+    public var isOffline: Bool {
+        if case .unreachable = self { return true }
+        return false
+    }
+
+    /// What the status bar says.
+    public var message: String {
+        switch self {
+        case .unauthorized: "unauthorized: check your token"
+        case .forbidden: "forbidden: the token may not read sensors"
+        case .unreachable(let reason): "server unreachable: \(reason)"
+        case .server(let status, let message): "server error \(status): \(message)"
+        case .invalidResponse(let reason): "unexpected answer from the server: \(reason)"
+        case .cache(let reason): "cache: \(reason)"
+        }
+    }
+}

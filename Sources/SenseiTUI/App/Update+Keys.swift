@@ -1,0 +1,149 @@
+import SenseiModels
+
+extension AppModel {
+    /// Readings asked for per table page load.
+    static let readingsPage = 500
+
+    mutating func handle(_ key: Key) -> [Command] {
+        if key == .character("q") { return [.quit] }
+        switch screen {
+        case .help: return handleHelp(key)
+        case .list: return handleList(key)
+        case .detail: return handleDetail(key)
+        }
+    }
+
+    private mutating func handleHelp(_ key: Key) -> [Command] {
+        switch key {
+        case .character("?"), .escape, .backspace, .enter:
+            screen = screenBeforeHelp
+            clampList()
+            clampDetail()
+        case .character("r"):
+            return requestSync()
+        default:
+            break
+        }
+        return []
+    }
+
+    private mutating func handleList(_ key: Key) -> [Command] {
+        let page = max(1, ListView.visibleRowCount(in: AppView.contentArea(width: width, height: height)))
+        switch key {
+        case .up, .character("k"): selection -= 1
+        case .down, .character("j"): selection += 1
+        case .pageUp: selection -= page
+        case .pageDown: selection += page
+        case .home, .character("g"): selection = 0
+        case .end, .character("G"): selection = sensors.count - 1
+        case .shiftUp, .character("K"): return moveSelected(by: -1)
+        case .shiftDown, .character("J"): return moveSelected(by: 1)
+        case .enter, .right, .character("l"): return openDetail()
+        case .character("r"): return requestSync()
+        case .character("?"): showHelp()
+        default: break
+        }
+        clampList()
+        return []
+    }
+
+    /// Moves the selected sensor one place up or down; the new order is saved.
+    private mutating func moveSelected(by delta: Int) -> [Command] {
+        let target = selection + delta
+        guard sensors.indices.contains(selection), sensors.indices.contains(target) else { return [] }
+        sensors.swapAt(selection, target)
+        selection = target
+        clampList()
+        return [.saveOrder(sensors.map(\.id))]
+    }
+
+    private mutating func openDetail() -> [Command] {
+        guard let sensor = selectedSensor else { return [] }
+        detail = DetailState(sensorId: sensor.id)
+        screen = .detail
+        return [.loadDetail(sensorId: sensor.id, range: range)]
+    }
+
+    private mutating func showHelp() {
+        screenBeforeHelp = screen
+        screen = .help
+    }
+
+    private mutating func handleDetail(_ key: Key) -> [Command] {
+        guard var state = detail else {
+            screen = .list
+            return []
+        }
+        if let range = Self.range(for: key) { return select(range) }
+        let rows = max(1, detailTableRows())
+        switch key {
+        case .escape, .backspace:
+            if state.cursor != nil {
+                state.cursor = nil
+                detail = state
+            } else {
+                detail = nil
+                screen = .list
+                clampList()
+            }
+            return []
+        case .left, .right, .home, .end:
+            // One layout per key: the plot width depends on the tick labels.
+            let plotWidth = detailPlotWidth()
+            switch key {
+            case .left: state.cursor = (state.cursor ?? plotWidth) - 1
+            case .right: state.cursor = (state.cursor ?? plotWidth - 1) + 1
+            case .home: state.cursor = 0
+            default: state.cursor = plotWidth - 1
+            }
+            detail = state
+            clampDetail(plotWidth: plotWidth)
+            return []
+        case .up, .character("k"): state.tableOffset -= 1
+        case .down, .character("j"): state.tableOffset += 1
+        case .pageUp: state.tableOffset -= rows
+        case .pageDown: state.tableOffset += rows
+        case .character("r"): return requestSync()
+        case .character("?"):
+            showHelp()
+            return []
+        default: return []
+        }
+        // Ask for the next page before the table runs out of loaded rows.
+        var commands: [Command] = []
+        if let data = state.data, !state.isLoadingMore, data.readings.count < data.totalReadings,
+           state.tableOffset + 2 * rows >= data.readings.count {
+            let before = data.readings.last?.timestamp ?? data.end.adding(milliseconds: 1)
+            state.isLoadingMore = true
+            commands.append(.loadReadings(sensorId: state.sensorId, range: range, before: before,
+                                          limit: Self.readingsPage))
+        }
+        detail = state
+        clampDetail()
+        return commands
+    }
+
+    /// 1–6 or h/d/w/m/y/a.
+    static func range(for key: Key) -> TimeRange? {
+        guard case .character(let character) = key else { return nil }
+        switch character {
+        case "1", "h": return .hour
+        case "2", "d": return .day
+        case "3", "w": return .week
+        case "4", "m": return .month
+        case "5", "y": return .year
+        case "6", "a": return .all
+        default: return nil
+        }
+    }
+
+    private mutating func select(_ newRange: TimeRange) -> [Command] {
+        guard var state = detail, newRange != range else { return [] }
+        range = newRange
+        state.data = nil
+        state.tableOffset = 0
+        state.isLoadingMore = false
+        detail = state
+        return [.loadDetail(sensorId: state.sensorId, range: newRange)]
+    }
+}

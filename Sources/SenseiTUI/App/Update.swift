@@ -1,0 +1,143 @@
+import SenseiModels
+
+/// The next model and the I/O to run, for one message: the dashboard's only
+/// state transition. Pure, so every key and every sync outcome is testable.
+public func update(_ model: AppModel, _ msg: Msg) -> (AppModel, [Command]) {
+    var next = model
+    let commands = next.update(msg)
+    return (next, commands)
+}
+
+extension AppModel {
+    /// `update(_:_:)` in place.
+    public mutating func update(_ msg: Msg) -> [Command] {
+        switch msg {
+        case .keyPressed(let key):
+            return handle(key)
+        case .resized(let width, let height):
+            self.width = max(0, width)
+            self.height = max(0, height)
+            clampList()
+            clampDetail()
+            return []
+        case .tick(let time):
+            now = max(now, time)
+            return syncIfDue()
+        case .sensorsLoaded(let incoming):
+            return receive(incoming)
+        case .detailLoaded(let data):
+            guard var state = detail, state.sensorId == data.sensor.id, data.range == range else { return [] }
+            state.data = data
+            state.isLoadingMore = false
+            detail = state
+            clampDetail()
+            return []
+        case .readingsLoaded(let sensorId, let range, let readings):
+            guard var state = detail, state.sensorId == sensorId, range == self.range,
+                  var data = state.data else { return [] }
+            let oldest = data.readings.last?.timestamp
+            data.readings += readings.filter { oldest == nil || $0.timestamp < oldest! }
+            // An empty page means the cache has no more, whatever the count said.
+            if readings.isEmpty { data.totalReadings = data.readings.count }
+            state.data = data
+            state.isLoadingMore = false
+            detail = state
+            clampDetail()
+            return []
+        case .syncFinished(let time, _):
+            now = max(now, time)
+            isSyncing = false
+            lastSyncAttempt = time
+            lastSync = time
+            connection = .online
+            errorMessage = nil
+            var commands: [Command] = [.loadSensors]
+            if let detail { commands.append(.loadDetail(sensorId: detail.sensorId, range: range)) }
+            return commands
+        case .syncFailed(let failure, let time):
+            now = max(now, time)
+            isSyncing = false
+            lastSyncAttempt = time
+            if failure.isOffline {
+                if case .offline = connection {} else { connection = .offline(since: time) }
+            } else {
+                // The server answered, so it is reachable; the message says what is wrong.
+                connection = .online
+                errorMessage = failure.message
+            }
+            return []
+        case .cacheFailed(let message):
+            errorMessage = "cache: \(message)"
+            return []
+        case .interrupted:
+            return [.quit]
+        }
+    }
+
+    /// Auto-refresh: every `refreshInterval`, or `offlineRetryInterval` while offline.
+    mutating func syncIfDue() -> [Command] {
+        guard let last = lastSyncAttempt else { return requestSync() }
+        var interval = refreshInterval
+        if case .offline = connection { interval = min(interval, offlineRetryInterval) }
+        return now.milliseconds - last.milliseconds >= interval ? requestSync() : []
+    }
+
+    /// Takes the cache's list but keeps the user's order as this model knows
+    /// it: a reorder saved a moment ago may not have reached the cache when
+    /// the list was read. New sensors join at the end; deleted ones go.
+    mutating func receive(_ incoming: [SensorSummary]) -> [Command] {
+        let selectedId = selectedSensor?.id
+        var merged = incoming
+        var commands: [Command] = []
+        if sensorsLoaded {
+            let byId = Dictionary(incoming.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let known = Set(sensors.map(\.id))
+            merged = sensors.compactMap { byId[$0.id] } + incoming.filter { !known.contains($0.id) }
+            if merged.map(\.id) != incoming.map(\.id) { commands.append(.saveOrder(merged.map(\.id))) }
+        }
+        sensors = merged
+        sensorsLoaded = true
+        if let selectedId, let index = sensors.firstIndex(where: { $0.id == selectedId }) { selection = index }
+        if let detail, !sensors.contains(where: { $0.id == detail.sensorId }) {
+            // The sensor was deleted on the server.
+            self.detail = nil
+            if screen == .detail { screen = .list }
+            if screenBeforeHelp == .detail { screenBeforeHelp = .list }
+        }
+        clampList()
+        return commands
+    }
+
+    /// Keeps the selection on a sensor and in view.
+    mutating func clampList() {
+        selection = sensors.isEmpty ? 0 : min(max(0, selection), sensors.count - 1)
+        let visible = max(1, ListView.visibleRowCount(in: AppView.contentArea(width: width, height: height)))
+        if selection < listTop { listTop = selection }
+        if selection >= listTop + visible { listTop = selection - visible + 1 }
+        listTop = max(0, min(listTop, sensors.count - visible))
+    }
+
+    /// Keeps the cursor on the plot and the table offset within the readings.
+    mutating func clampDetail(plotWidth knownWidth: Int? = nil) {
+        guard var state = detail else { return }
+        if let cursor = state.cursor {
+            let plotWidth = knownWidth ?? detailPlotWidth()
+            state.cursor = min(max(0, cursor), max(0, plotWidth - 1))
+        }
+        let loaded = state.data?.readings.count ?? 0
+        state.tableOffset = min(max(0, state.tableOffset), max(0, loaded - detailTableRows()))
+        detail = state
+    }
+
+    /// The chart's plot width on the current screen, as the detail view draws it.
+    func detailPlotWidth() -> Int {
+        let layout = DetailView.layout(in: AppView.contentArea(width: width, height: height))
+        guard let data = detail?.data else { return layout.chart.width }
+        return DetailView.chart(for: data, model: self).plotRect(in: layout.chart).width
+    }
+
+    /// Readings table rows visible on the current screen.
+    func detailTableRows() -> Int {
+        DetailView.layout(in: AppView.contentArea(width: width, height: height)).tableRows
+    }
+}

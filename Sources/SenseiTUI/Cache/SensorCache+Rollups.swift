@@ -1,0 +1,109 @@
+import GRDB
+import SenseiModels
+
+extension SensorCache {
+    /// Recomputes, level by level, the rollup granules that readings in
+    /// [low, high] fall in: level 0 from the readings, each level above from
+    /// the one below (granules nest), so a page of 10 000 readings rewrites a
+    /// few thousand small rows and never rescans older data.
+    static func rebuildRollups(sensorId: Int64, from low: Int64, through high: Int64, in db: Database) throws {
+        var low = low, high = high
+        let delete = try db.cachedStatement(sql: """
+            DELETE FROM rollups WHERE sensor_id = ? AND level = ? AND start >= ? AND start < ?
+            """)
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO rollups (sensor_id, level, start, count, sum, min, min_ts, max, max_ts)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for level in 0..<RollupLevel.count {
+            let granule = RollupLevel.granule(level)
+            let from = SpanFolder.alignDown(low, to: granule)
+            let upTo = SpanFolder.alignDown(high, to: granule) + granule
+            var folder = SpanFolder(span: granule, floor: .min)
+            try forEach(level: level == 0 ? nil : level - 1, sensorId: sensorId, from: from, upTo: upTo, in: db) {
+                folder.add($0)
+            }
+            try delete.execute(arguments: [sensorId, level, from, upTo])
+            for item in folder.spans {
+                try insert.execute(arguments: [sensorId, level, item.start, item.count, item.sum,
+                                               item.min, item.minTime, item.max, item.maxTime])
+            }
+            (low, high) = (from, upTo - 1)
+        }
+    }
+
+    /// Calls `body` with each reading (`level` nil) or each rollup of `level`
+    /// starting in [from, upTo), oldest first.
+    static func forEach(level: Int?, sensorId: Int64, from: Int64, upTo: Int64, in db: Database,
+                        _ body: (Aggregate) -> Void) throws {
+        guard from < upTo else { return }
+        if let level {
+            let statement = try db.cachedStatement(sql: """
+                SELECT start, count, sum, min, min_ts, max, max_ts FROM rollups
+                WHERE sensor_id = ? AND level = ? AND start >= ? AND start < ? ORDER BY start
+                """)
+            let rows = try Row.fetchCursor(statement, arguments: [sensorId, level, from, upTo])
+            while let row = try rows.next() {
+                body(Aggregate(start: row[0], count: row[1], sum: row[2], min: row[3], minTime: row[4],
+                               max: row[5], maxTime: row[6]))
+            }
+        } else {
+            let statement = try db.cachedStatement(sql: """
+                SELECT ts, value FROM readings WHERE sensor_id = ? AND ts >= ? AND ts < ? ORDER BY ts
+                """)
+            let rows = try Row.fetchCursor(statement, arguments: [sensorId, from, upTo])
+            while let row = try rows.next() {
+                body(Aggregate(time: row[0], value: row[1]))
+            }
+        }
+    }
+
+    /// Feeds `folder` the readings in [start, end] (inclusive) as exact
+    /// aggregates: whole granules of `level` from its rollups, the ragged
+    /// edges from the finer levels down to raw readings. In time order.
+    static func fold(sensorId: Int64, from start: Int64, through end: Int64, level: Int?,
+                     into folder: inout SpanFolder, in db: Database) throws {
+        guard start <= end else { return }
+        guard let level else {
+            try forEach(level: nil, sensorId: sensorId, from: start, upTo: end + 1, in: db) { folder.add($0) }
+            return
+        }
+        let granule = RollupLevel.granule(level)
+        let finer = level == 0 ? nil : level - 1
+        let innerStart = SpanFolder.alignUp(start, to: granule)
+        let innerEnd = SpanFolder.alignDown(end + 1, to: granule)
+        guard innerStart < innerEnd else {
+            try fold(sensorId: sensorId, from: start, through: end, level: finer, into: &folder, in: db)
+            return
+        }
+        try fold(sensorId: sensorId, from: start, through: innerStart - 1, level: finer, into: &folder, in: db)
+        try forEach(level: level, sensorId: sensorId, from: innerStart, upTo: innerEnd, in: db) { folder.add($0) }
+        try fold(sensorId: sensorId, from: innerEnd, through: end, level: finer, into: &folder, in: db)
+    }
+
+    /// The readings in [start, end] folded into one aggregate; nil when none.
+    static func total(sensorId: Int64, from start: Int64, through end: Int64, in db: Database) throws -> Aggregate? {
+        var folder = SpanFolder(span: nil, floor: start)
+        let level = RollupLevel.coarsest(atMost: (end - start + 1) / 4)
+        try fold(sensorId: sensorId, from: start, through: end, level: level, into: &folder, in: db)
+        return folder.spans.first
+    }
+
+    /// How to cut [start, end] into at most about `maxBuckets` spans that are
+    /// whole granules of some rollup level: nil when the window is so short
+    /// that raw readings are the chart.
+    static func bucketPlan(from start: Int64, through end: Int64, maxBuckets: Int) -> (span: Int64, level: Int)? {
+        let target = (end - start + 1) / Int64(max(1, maxBuckets))
+        guard let level = RollupLevel.coarsest(atMost: target) else { return nil }
+        return (SpanFolder.alignUp(target, to: RollupLevel.granule(level)), level)
+    }
+
+    /// [start, end] as buckets of equal, epoch-aligned spans (the first one
+    /// starting at `start`), each the exact aggregate of its readings.
+    static func buckets(sensorId: Int64, from start: Int64, through end: Int64, span: Int64, level: Int,
+                        in db: Database) throws -> [Aggregate] {
+        var folder = SpanFolder(span: span, floor: start)
+        try fold(sensorId: sensorId, from: start, through: end, level: level, into: &folder, in: db)
+        return folder.spans
+    }
+}

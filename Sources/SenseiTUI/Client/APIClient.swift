@@ -1,0 +1,111 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import SenseiModels
+
+/// The dashboard's side of the v1 API: the two reads a sync needs.
+///
+/// Every failure is a `SyncFailure`, so the caller only decides what to show.
+/// The token goes in the Authorization header and nowhere else: it is not in
+/// URLs, descriptions or error messages.
+public final class APIClient: Sendable, CustomStringConvertible {
+    /// The server's base URL, e.g. `http://localhost:3000` (a path prefix is kept).
+    public let baseURL: URL
+    private let token: String
+    private let session: URLSession
+
+    /// The most readings the server returns in one answer.
+    public static let maximumPageSize = 10_000
+
+    /// `timeout` bounds each wait for bytes; a whole answer gets three times as long,
+    /// so a dead server or a black-holed packet is an `.unreachable` in seconds.
+    /// At least 1 s: Linux's URLSession times out at once on anything shorter.
+    public init(baseURL: URL, token: String, timeout: TimeInterval = 10) {
+        self.baseURL = baseURL
+        self.token = token
+        let timeout = max(1, timeout)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout * 3
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpShouldSetCookies = false
+        session = URLSession(configuration: configuration)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    public var description: String { "APIClient(\(baseURL.absoluteString))" }
+
+    /// `GET /sensors`: every sensor with its latest reading and count.
+    public func sensors() async throws(SyncFailure) -> [Sensor] {
+        let body = try await get("/sensors", query: [])
+        guard let items = body["sensors"]?.arrayValue else {
+            throw .invalidResponse("GET /sensors: no \"sensors\" array")
+        }
+        do {
+            return try items.map { item throws(WireFormatError) in try Sensor(json: item) }
+        } catch {
+            throw .invalidResponse("GET /sensors: \(error)")
+        }
+    }
+
+    /// `GET /sensors/<id>/data?order=asc`: up to `limit` readings at or after
+    /// `after` (inclusive: to page on, pass the last timestamp + 1 ms), oldest first.
+    public func readings(sensorId: Int64, after: Timestamp?, limit: Int = maximumPageSize)
+        async throws(SyncFailure) -> [Reading] {
+        var query = [URLQueryItem(name: "order", value: "asc"),
+                     URLQueryItem(name: "limit", value: String(min(max(1, limit), Self.maximumPageSize)))]
+        if let after { query.append(URLQueryItem(name: "after", value: after.rfc3339)) }
+        let path = "/sensors/\(sensorId)/data"
+        let body = try await get(path, query: query)
+        guard let items = body["data"]?.arrayValue else {
+            throw .invalidResponse("GET \(path): no \"data\" array")
+        }
+        do {
+            return try items.map { item throws(WireFormatError) in try Reading(json: item) }
+        } catch {
+            throw .invalidResponse("GET \(path): \(error)")
+        }
+    }
+
+    /// One authorized GET whose 200 answer is parsed as JSON.
+    private func get(_ path: String, query: [URLQueryItem]) async throws(SyncFailure) -> JSONValue {
+        let url = try url(for: path, query: query)
+        var request = URLRequest(url: url)
+        request.httpMethod = "GET"
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        let data: Data, response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            throw Self.failure(for: error)
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw .invalidResponse("GET \(path): not an HTTP answer")
+        }
+        let bytes = [UInt8](data)
+        guard http.statusCode == 200 else { throw Self.failure(status: http.statusCode, body: bytes) }
+        do {
+            return try JSONParser.parse(bytes)
+        } catch {
+            throw .invalidResponse("GET \(path): \(error)")
+        }
+    }
+
+    /// The base URL with `path` appended under any prefix it has, and `query`.
+    private func url(for path: String, query: [URLQueryItem]) throws(SyncFailure) -> URL {
+        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
+            throw .unreachable("invalid server URL")
+        }
+        var prefix = components.percentEncodedPath
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        components.percentEncodedPath = prefix + path
+        components.queryItems = query.isEmpty ? nil : query
+        guard let url = components.url else { throw .unreachable("invalid server URL") }
+        return url
+    }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import SenseiModels
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `sensei list`: every sensor as a table (or JSON), from the cache after a sync.
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "Print the sensors: latest value, age, last 24 hours.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @Flag(help: "Print JSON instead of a table.") var json = false
+
+    func run() throws {
+        let (_, cache, syncer) = try connection.open()
+        ReportSupport.syncOrWarn(syncer, cache: cache)
+        let context = ReportSupport.context()
+        let sensors = try cache.sensorSummaries(now: context.now)
+        print(json ? TextReport.listJSON(sensors, context) : TextReport.list(sensors, context), terminator: "")
+    }
+}
+
+/// `sensei show CODE --range day`: statistics and a chart as text (or JSON).
+struct ShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Print one sensor's statistics and chart for a range.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The sensor's code (or id).") var code: String
+    @Option(help: "hour, day, week, month, year or all.") var range = "day"
+    @Option(help: "Chart width in columns.") var width = 80
+    @Flag(help: "Print JSON instead of text.") var json = false
+
+    func validate() throws {
+        guard TimeRange(rawValue: range) != nil else {
+            throw ValidationError("--range must be one of \(TimeRange.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard width >= 20 else { throw ValidationError("--width must be at least 20") }
+    }
+
+    func run() throws {
+        let (_, cache, syncer) = try connection.open()
+        ReportSupport.syncOrWarn(syncer, cache: cache)
+        let context = ReportSupport.context()
+        let sensors = try cache.sensorSummaries(now: context.now).map(\.sensor)
+        guard let sensor = sensors.first(where: { $0.code == code || String($0.id) == code }) else {
+            throw ValidationError("no sensor '\(code)' in the cache of this server")
+        }
+        guard let detail = try cache.detail(sensorId: sensor.id, range: TimeRange(rawValue: range)!, now: context.now)
+        else { throw ValidationError("no sensor '\(code)' in the cache of this server") }
+        print(json ? TextReport.showJSON(detail) : TextReport.show(detail, context, width: width), terminator: "")
+    }
+}
+
+enum ReportSupport {
+    /// Syncs; when the server cannot be reached, says so on stderr and goes on
+    /// with what the cache has.
+    static func syncOrWarn(_ syncer: Syncer, cache: SensorCache) {
+        let outcome = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            do throws(SyncError) {
+                _ = try await syncer.sync()
+            } catch {
+                outcome.error = error
+            }
+            done.signal()
+        }
+        done.wait()
+        if let error = outcome.error {
+            let since = (try? cache.lastSync()).flatMap { $0 }.map { " (cache from \($0))" } ?? " (nothing cached yet)"
+            let reason: String
+            switch error {
+            case .server(let failure): reason = failure.message
+            case .cache(let message): reason = "cache: \(message)"
+            }
+            FileHandle.standardError.write(Data("sensei: \(reason); showing the cache\(since)\n".utf8))
+        }
+    }
+
+    /// The sync's failure, handed from its task to the waiting command.
+    private final class Outcome: @unchecked Sendable {
+        var error: SyncError?
+    }
+
+    static func context() -> TextReport.Context {
+        setlocale(LC_ALL, "")
+        return TextReport.Context(now: .now(), utcOffsetSeconds: LocalZone.offsetSeconds(),
+                                  charset: Terminal.localeIsUTF8() ? .unicode : .ascii)
+    }
+}

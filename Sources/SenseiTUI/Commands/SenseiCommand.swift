@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+
+/// `sensei`: the dashboard by default, or `list` / `show` for scripts.
+public struct SenseiCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "sensei",
+        abstract: "Watch a Sensei server's sensors in the terminal, from a local cache that works offline.",
+        subcommands: [DashboardCommand.self, ListCommand.self, ShowCommand.self],
+        defaultSubcommand: DashboardCommand.self)
+
+    public init() {}
+}
+
+/// Which server, with which token: flags, else `SENSEI_URL`/`SENSEI_TOKEN`,
+/// else the config file.
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: "Server URL, e.g. http://pi.local:3000 (or SENSEI_URL).")
+    var url: String?
+
+    @Option(help: "Bearer token with read scope (or SENSEI_TOKEN). Prefer the config file: flags show in ps.")
+    var token: String?
+
+    /// The configuration; asks on a terminal when nothing is configured.
+    func resolve() throws -> DashboardConfig {
+        let environment = ProcessInfo.processInfo.environment
+        let path = DashboardConfig.defaultPath(environment: environment)
+        if let config = try DashboardConfig.resolve(url: url, token: token, environment: environment, configPath: path) {
+            return config
+        }
+        if let config = try FirstRunPrompt.ask(configPath: path, prefilledURL: url, prefilledToken: token) {
+            return config
+        }
+        throw ValidationError(ConfigError.notConfigured(configPath: path).description)
+    }
+
+    /// The cache of the configured server and a syncer for it.
+    func open() throws -> (DashboardConfig, SensorCache, Syncer) {
+        let config = try resolve()
+        guard let url = URL(string: config.url) else { throw ValidationError(ConfigError.invalidURL(config.url).description) }
+        let cache = try SensorCache(serverURL: url)
+        return (config, cache, Syncer(client: APIClient(baseURL: url, token: config.token), cache: cache))
+    }
+}

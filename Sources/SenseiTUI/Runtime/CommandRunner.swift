@@ -1,0 +1,92 @@
+import Dispatch
+import SenseiModels
+
+/// Runs the I/O `Command`s `update` returns (all but `.quit`, which is the
+/// runtime's) and answers each with a `Msg` through `deliver`, on another
+/// thread: the caller's key handling never waits for the cache or the network.
+///
+/// Cache commands run one at a time, in the order given, on a serial queue,
+/// so two quick reorders are saved in order. A sync runs as a Task beside
+/// them: its writes do not block the cache reads (WAL).
+public final class CommandRunner: Sendable {
+    public let cache: SensorCache
+    /// nil when no server is configured: `.sync` then does nothing.
+    public let syncer: Syncer?
+    private let deliver: @Sendable (Msg) -> Void
+    private let now: @Sendable () -> Timestamp
+    private let queue = DispatchQueue(label: "sensei.cache-commands")
+
+    public init(cache: SensorCache, syncer: Syncer?, now: @escaping @Sendable () -> Timestamp = { .now() },
+                deliver: @escaping @Sendable (Msg) -> Void) {
+        self.cache = cache
+        self.syncer = syncer
+        self.now = now
+        self.deliver = deliver
+    }
+
+    public func run(_ commands: [Command]) {
+        for command in commands { run(command) }
+    }
+
+    /// Starts `command` and returns at once.
+    public func run(_ command: Command) {
+        switch command {
+        case .sync:
+            guard let syncer else { return }
+            let now = now, deliver = deliver
+            Task.detached {
+                do throws(SyncError) {
+                    let summary = try await syncer.sync(now: now)
+                    deliver(.syncFinished(at: summary.finishedAt, newReadings: summary.readingsFetched))
+                } catch .server(let failure) {
+                    deliver(.syncFailed(failure, at: now()))
+                } catch .cache(let message) {
+                    // A sync failure all the same: it must end the sync, or
+                    // auto-refresh would wait for it forever.
+                    deliver(.syncFailed(.cache(message), at: now()))
+                }
+            }
+        case .loadSensors:
+            onQueue { [cache, now] in .sensorsLoaded(try cache.sensorSummaries(now: now())) }
+        case .loadDetail(let sensorId, let range):
+            onQueue { [cache, now] in
+                // A sensor deleted meanwhile: the fresh list takes the screen back to it.
+                guard let data = try cache.detail(sensorId: sensorId, range: range, now: now()) else {
+                    return .sensorsLoaded(try cache.sensorSummaries(now: now()))
+                }
+                return .detailLoaded(data)
+            }
+        case .loadReadings(let sensorId, let range, let before, let limit):
+            onQueue { [cache, now] in
+                .readingsLoaded(sensorId: sensorId, range: range,
+                                readings: try cache.readings(sensorId: sensorId, range: range, before: before,
+                                                             limit: limit, now: now()))
+            }
+        case .saveOrder(let ids):
+            onQueue { [cache] in
+                try cache.saveOrder(ids)
+                return nil
+            }
+        case .quit:
+            break
+        }
+    }
+
+    /// Runs `body` on the serial queue and delivers its answer, or the failure.
+    private func onQueue(_ body: @escaping @Sendable () throws -> Msg?) {
+        let deliver = deliver
+        queue.async {
+            do {
+                if let msg = try body() { deliver(msg) }
+            } catch {
+                deliver(.cacheFailed(String(describing: error)))
+            }
+        }
+    }
+
+    /// Waits until every cache command started so far has finished (for an
+    /// orderly exit and for tests). A sync in flight is not waited for.
+    public func drain() {
+        queue.sync {}
+    }
+}

@@ -1,0 +1,146 @@
+import SenseiModels
+
+/// The sensor list: one row per sensor in the user's order with name, latest
+/// value and units, age, a 24-hour sparkline and a stale mark. Columns give
+/// way as the terminal narrows: first the sparkline, then the stale word
+/// (a `!` beside the name stays), then the age.
+public enum ListView {
+    /// Sensor rows that fit in the content area.
+    public static func visibleRowCount(in content: Rect) -> Int {
+        max(0, content.height - 1 - (hasHeader(content) ? 1 : 0))
+    }
+
+    static func hasHeader(_ content: Rect) -> Bool { content.height >= 7 }
+
+    /// Column widths for one frame. Gaps of two cells sit between columns.
+    struct Columns: Equatable {
+        var name: Int
+        var value: Int
+        var age: Int
+        var sparkline: Int
+        var stale: Int
+
+        static let marker = 2
+        static let gap = 2
+        static let ageWidth = 8
+
+        init(width: Int, longestName: Int, widestValue: Int) {
+            value = min(max(5, widestValue), 14)
+            age = Self.ageWidth
+            stale = width >= 60 ? 5 : 0
+            sparkline = 0
+            let fixed = Self.marker + Self.gap + value + Self.gap + age + (stale > 0 ? Self.gap + stale : 0)
+            let wantedName = min(max(8, longestName), 32)
+            let room = width - fixed
+            if width >= 60 && room - wantedName - Self.gap >= 8 {
+                // Spare width beyond a 48-cell sparkline stays at the row's end,
+                // so values sit close to their names.
+                sparkline = min(48, room - wantedName - Self.gap)
+                name = wantedName
+            } else {
+                name = room
+            }
+            if name < 6 {
+                // Too narrow for the age: name and value only.
+                age = 0
+                name = width - Self.marker - Self.gap - value
+            }
+            if name < 4 {
+                value = max(0, width - Self.marker - Self.gap - 4)
+                name = width - Self.marker - (value > 0 ? Self.gap + value : 0)
+            }
+        }
+    }
+
+    public static func render(_ model: AppModel, into grid: inout CellGrid, area: Rect) {
+        guard !area.isEmpty else { return }
+        grid.fill(area)
+        let charset = model.charset
+        let glyphs = charset.glyphs
+        let server = model.serverName.map { glyphs.separator + charset.displayable($0) } ?? ""
+        let count = model.sensors.count == 1 ? "1 sensor" : "\(model.sensors.count) sensors"
+        TitleBar.render(left: "Sensei" + server, right: count, into: &grid, area: area, charset: charset)
+
+        var body = area.splitTop(1).rest
+        let names = model.sensors.map { charset.displayable($0.sensor.name) }
+        let values = model.sensors.map { valueText($0, charset: charset) }
+        let columns = Columns(width: area.width, longestName: names.map(\.count).max() ?? 0,
+                              widestValue: values.map(\.count).max() ?? 0)
+        if hasHeader(area) {
+            let header = body.row(0)
+            let style = CellStyle(bold: true, dim: true)
+            Row(area: header, columns: columns, ellipsis: glyphs.ellipsis)
+                .put("Name", "Value", columns.age > 0 ? "Updated" : "", columns.sparkline >= 9 ? "Last 24 h" : "24 h", "",
+                     into: &grid, style: style)
+            body = body.splitTop(1).rest
+        }
+        let visible = visibleRowCount(in: area)
+        let end = min(model.sensors.count, model.listTop + visible)
+        guard model.listTop < end else { return }
+        for index in model.listTop..<end {
+            let summary = model.sensors[index]
+            let rect = body.row(index - model.listTop)
+            let stale = summary.isStale(now: model.now)
+            let selected = index == model.selection
+            grid.set(selected ? glyphs.selection : " ", x: rect.x, y: rect.y, style: CellStyle(bold: true))
+            if stale && columns.stale == 0 { grid.set("!", x: rect.x + 1, y: rect.y, style: CellStyle(bold: true, role: .stale)) }
+            let age = summary.sensor.latest.map { Format.age(of: $0.timestamp, now: model.now) } ?? "never"
+            let row = Row(area: rect, columns: columns, ellipsis: glyphs.ellipsis)
+            row.put(names[index], values[index], age, "", stale ? "stale" : "", into: &grid, style: .plain,
+                    nameStyle: CellStyle(bold: true), ageStyle: stale ? CellStyle(role: .stale) : CellStyle(dim: true),
+                    staleStyle: CellStyle(bold: true, role: .stale))
+            if columns.sparkline > 0 {
+                let start = model.now.milliseconds - 86_400_000
+                let sparkline = Sparkline(series: summary.recent, start: start, end: model.now.milliseconds,
+                                          charset: charset, maxGap: summary.usualInterval.map { 3 * $0 },
+                                          stepped: summary.sensor.valueType == .bool)
+                sparkline.render(into: &grid, area: Rect(x: row.sparklineX, y: rect.y, width: columns.sparkline, height: 1),
+                                 style: CellStyle(role: stale ? .stale : .accent))
+            }
+            if selected { grid.restyle(rect) { $0.reverse = true } }
+        }
+    }
+
+    /// "23.5 °C", "on", or a dash for a sensor without readings.
+    static func valueText(_ summary: SensorSummary, charset: Charset) -> String {
+        guard let latest = summary.sensor.latest else { return charset == .ascii ? "-" : "—" }
+        return charset.displayable(Format.value(latest.value, type: summary.sensor.valueType,
+                                                units: summary.sensor.units))
+    }
+
+    /// Writes one row's cells into its columns.
+    private struct Row {
+        let area: Rect
+        let columns: Columns
+        let ellipsis: String
+
+        var nameX: Int { area.x + Columns.marker }
+        var valueX: Int { nameX + columns.name + Columns.gap }
+        var ageX: Int { valueX + columns.value + Columns.gap }
+        var sparklineX: Int { ageX + columns.age + Columns.gap }
+        var staleX: Int { sparklineX + (columns.sparkline > 0 ? columns.sparkline + Columns.gap : 0) }
+
+        func put(_ name: String, _ value: String, _ age: String, _ sparkline: String, _ stale: String,
+                 into grid: inout CellGrid, style: CellStyle, nameStyle: CellStyle? = nil, ageStyle: CellStyle? = nil,
+                          staleStyle: CellStyle? = nil) {
+            cell(name, x: nameX, width: columns.name, alignment: .left, style: nameStyle ?? style, into: &grid)
+            cell(value, x: valueX, width: columns.value, alignment: .right, style: style, into: &grid)
+            if columns.age > 0 {
+                cell(age, x: ageX, width: columns.age, alignment: .right, style: ageStyle ?? style, into: &grid)
+            }
+            if columns.sparkline > 0 {
+                cell(sparkline, x: sparklineX, width: columns.sparkline, alignment: .left, style: style, into: &grid)
+            }
+            if columns.stale > 0 {
+                cell(stale, x: staleX, width: columns.stale, alignment: .left, style: staleStyle ?? style, into: &grid)
+            }
+        }
+
+        private func cell(_ text: String, x: Int, width: Int, alignment: CellGrid.Alignment, style: CellStyle,
+                          into grid: inout CellGrid) {
+            guard width > 0, !text.isEmpty else { return }
+            grid.write(text, in: Rect(x: x, y: area.y, width: width, height: 1).intersection(area),
+                       alignment: alignment, style: style, ellipsis: ellipsis)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import SenseiModels
+
+/// The last row: connection state (online, or offline since when), the last
+/// sync, the latest error, and key hints for the screen when there is room.
+public enum StatusBar {
+    public static func render(_ model: AppModel, into grid: inout CellGrid, area: Rect) {
+        guard !area.isEmpty else { return }
+        let row = area.row(0)
+        grid.fill(row)
+        let glyphs = model.charset.glyphs
+        var parts: [(String, CellStyle)] = [connection(model)]
+        if let error = model.errorMessage {
+            parts.append((model.charset.displayable(error), CellStyle(bold: true, role: .error)))
+        } else {
+            parts.append((sync(model), CellStyle(dim: true)))
+        }
+        var x = row.x
+        for (index, (text, style)) in parts.enumerated() {
+            if index > 0 {
+                // A separator with no room for a few cells after it only adds noise.
+                guard row.right - x >= glyphs.separator.count + 4 else { break }
+                x = grid.write(glyphs.separator, x: x, y: row.y, style: CellStyle(dim: true), clip: row)
+            }
+            let room = Rect(x: x, y: row.y, width: row.right - x, height: 1)
+            grid.write(text, in: room, style: style, ellipsis: glyphs.ellipsis)
+            x = min(row.right, x + text.count)
+        }
+        // Hints only where they fit whole, after two spaces.
+        for hint in hints(model) where x + 2 + hint.count <= row.right {
+            grid.write(hint, in: row, alignment: .right, style: CellStyle(dim: true))
+            break
+        }
+    }
+
+    static func connection(_ model: AppModel) -> (String, CellStyle) {
+        switch model.connection {
+        case .connecting:
+            return (model.isSyncing ? "connecting" : "not connected", CellStyle(dim: true))
+        case .online:
+            return ("\(model.charset.glyphs.bullet) online", CellStyle(role: .ok))
+        case .offline(let since):
+            return ("offline since " + moment(since, model: model), CellStyle(bold: true, role: .warning))
+        }
+    }
+
+    static func sync(_ model: AppModel) -> String {
+        if model.isSyncing { return "syncing" }
+        guard let last = model.lastSync else { return "never synced" }
+        return "synced " + Format.age(of: last, now: model.now)
+    }
+
+    /// A time of today as "14:02", an earlier one as "Jan 08 14:02".
+    static func moment(_ time: Timestamp, model: AppModel) -> String {
+        let then = LocalTime(time, utcOffsetSeconds: model.utcOffsetSeconds)
+        let today = LocalTime(model.now, utcOffsetSeconds: model.utcOffsetSeconds)
+        if then.year == today.year && then.month == today.month && then.day == today.day {
+            return Format.time(time, utcOffsetSeconds: model.utcOffsetSeconds, seconds: false)
+        }
+        return Format.monthDayTime(time, utcOffsetSeconds: model.utcOffsetSeconds, seconds: false)
+    }
+
+    /// Longest first; the bar shows the first that fits.
+    static func hints(_ model: AppModel) -> [String] {
+        let g = model.charset.glyphs
+        switch model.screen {
+        case .list where !model.sensors.isEmpty:
+            return ["\(g.arrowUp)\(g.arrowDown) move  K/J reorder  \(g.enter) open  r refresh  ? help  q quit",
+                    "\(g.arrowUp)\(g.arrowDown) move  K/J reorder  \(g.enter) open  ? help  q quit",
+                    "\(g.enter) open  ? help  q quit", "? help  q quit"]
+        case .detail:
+            return ["1-6 range  \(g.arrowLeft)\(g.arrowRight) cursor  PgUp/PgDn table  Esc back  ? help  q quit",
+                    "1-6 range  \(g.arrowLeft)\(g.arrowRight) cursor  Esc back  ? help  q quit",
+                    "Esc back  ? help  q quit", "? help  q quit"]
+        case .help:
+            return ["Esc back  q quit"]
+        case .list:
+            return ["r refresh  ? help  q quit", "? help  q quit"]
+        }
+    }
+}

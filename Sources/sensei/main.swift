@@ -1,0 +1,3 @@
+import SenseiTUI
+
+SenseiCommand.main()

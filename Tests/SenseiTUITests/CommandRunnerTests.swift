@@ -1,0 +1,128 @@
+import Foundation
+import SenseiModels
+import Synchronization
+import Testing
+@testable import SenseiTUI
+
+/// Collects what a `CommandRunner` delivers, from whatever thread.
+final class MessageCollector: Sendable {
+    private let messages = Mutex<[Msg]>([])
+    private let delivered = Mutex<[Msg]>([])
+
+    var deliver: @Sendable (Msg) -> Void {
+        { [self] msg in
+            delivered.withLock { $0.append(msg) }
+            messages.withLock { $0.append(msg) }
+        }
+    }
+
+    /// Everything delivered so far, in order, taken or not.
+    var history: [Msg] { delivered.withLock { $0 } }
+
+    /// The first message not yet taken that `matches`, waiting up to `seconds`.
+    func take<T>(within seconds: Double = 5, _ matches: (Msg) -> T?) async throws -> T {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let found = messages.withLock { list -> T? in
+                guard let index = list.firstIndex(where: { matches($0) != nil }) else { return nil }
+                return matches(list.remove(at: index))
+            }
+            if let found { return found }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw MessageTimeout()
+    }
+}
+
+struct MessageTimeout: Error {}
+
+@Suite struct CommandRunnerTests {
+    let now = Timestamp.now().milliseconds
+
+    @Test func runsCacheCommandsAndSyncInTheBackground() async throws {
+        try await withScratch { scratch in
+            try await withLiveServer(dataDirectory: scratch.serverData) { server in
+                try server.post("a", series(count: 4, every: 60_000, last: now - 1_000))
+                try server.post("b", series(count: 2, every: 60_000, last: now - 1_000))
+                let collector = MessageCollector()
+                let cache = try scratch.openCache()
+                let runner = CommandRunner(cache: cache, syncer: Syncer(client: server.client(), cache: cache),
+                                           deliver: collector.deliver)
+                runner.run([.loadSensors, .sync])
+                let empty = try await collector.take { if case .sensorsLoaded(let list) = $0 { list } else { nil } }
+                #expect(empty.isEmpty)
+                let fetched = try await collector.take {
+                    if case .syncFinished(_, let count) = $0 { count } else { nil }
+                }
+                #expect(fetched == 6)
+
+                let ids = try cache.sensors().map(\.id)
+                // Saved before the list is read: the queue keeps commands in order.
+                runner.run([.saveOrder([ids[1], ids[0]]), .loadSensors])
+                let list = try await collector.take { if case .sensorsLoaded(let list) = $0 { list } else { nil } }
+                #expect(list.map(\.sensor.code) == ["b", "a"])
+
+                runner.run(.loadDetail(sensorId: ids[0], range: .hour))
+                let detail = try await collector.take { if case .detailLoaded(let data) = $0 { data } else { nil } }
+                #expect(detail.sensor.code == "a")
+                #expect(detail.statistics?.count == 4)
+
+                let before = detail.readings[1].timestamp
+                runner.run(.loadReadings(sensorId: ids[0], range: .hour, before: before, limit: 10))
+                let page = try await collector.take {
+                    if case .readingsLoaded(let id, .hour, let readings) = $0, id == ids[0] { readings } else { nil }
+                }
+                #expect(page == Array(detail.readings[2...]))
+            }
+        }
+    }
+
+    @Test func detailOfASensorNoLongerCachedReloadsTheList() async throws {
+        try await withScratch { scratch in
+            let collector = MessageCollector()
+            let runner = CommandRunner(cache: try scratch.openCache(), syncer: nil, deliver: collector.deliver)
+            runner.run(.loadDetail(sensorId: 42, range: .day))
+            let list = try await collector.take { if case .sensorsLoaded(let list) = $0 { list } else { nil } }
+            #expect(list.isEmpty)
+        }
+    }
+
+    @Test func failedSyncIsAMessage() async throws {
+        try await withScratch { scratch in
+            try await withLiveServer(dataDirectory: scratch.serverData) { server in
+                let collector = MessageCollector()
+                let cache = try scratch.openCache()
+                let runner = CommandRunner(cache: cache, syncer: Syncer(client: server.client(token: "nope"), cache: cache),
+                                           deliver: collector.deliver)
+                runner.run(.sync)
+                let failure = try await collector.take { if case .syncFailed(let failure, _) = $0 { failure } else { nil } }
+                #expect(failure == .unauthorized)
+            }
+        }
+    }
+
+    @Test func slowSyncDoesNotHoldTheCaller() async throws {
+        try await withScratch { scratch in
+            let silent = try CannedHTTPServer(body: nil)
+            defer { silent.stop() }
+            let collector = MessageCollector()
+            let cache = try scratch.openCache()
+            let client = APIClient(baseURL: URL(string: "http://127.0.0.1:\(silent.port)")!, token: "t", timeout: 1)
+            let runner = CommandRunner(cache: cache, syncer: Syncer(client: client, cache: cache), deliver: collector.deliver)
+            let started = Date()
+            runner.run([.sync, .loadSensors])
+            #expect(Date().timeIntervalSince(started) < 0.5)
+            let failure = try await collector.take { if case .syncFailed(let failure, _) = $0 { failure } else { nil } }
+            // The cache answered while the sync still waited for the server.
+            let order = collector.history.map { msg -> String in
+                switch msg {
+                case .sensorsLoaded: "sensorsLoaded"
+                case .syncFailed: "syncFailed"
+                default: "other"
+                }
+            }
+            #expect(order == ["sensorsLoaded", "syncFailed"])
+            #expect(failure == .unreachable("timed out"))
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import SenseiModels
+import Testing
+@testable import SenseiTUI
+
+/// The real `sensei` binary in a real terminal (tmux), against a real server on
+/// loopback: what a person sees after opening a sensor and switching ranges.
+@Suite("Dashboard end to end in tmux", .serialized)
+struct EndToEndTests {
+    @Test func openASensorSwitchRangesAndQuit() async throws {
+        try await withScratch { scratch in
+            try await withLiveServer(dataDirectory: scratch.serverData) { server in
+                let now = Timestamp.now().milliseconds
+                // A day of 5-minute readings ending a minute ago: 12 in the last hour.
+                try server.post("temperature_ext", series(count: 288, every: 300_000, last: now - 60_000) { i in
+                    20 + Double(i % 12) / 4
+                })
+                _ = try server.application.store.updateSensor(
+                    .code("temperature_ext"), name: "External Temperature", units: "°C", valueType: nil)
+                try server.post("humidity", [(now - 30_000, 55)])
+
+                let tmux = try Tmux(width: 100, height: 30, command: [
+                    "env", "XDG_CACHE_HOME=\(scratch.root)/cache", "XDG_CONFIG_HOME=\(scratch.root)/config",
+                    "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color",
+                    TestBinaries.path("sensei"), "--url", server.url.absoluteString, "--token", server.readToken,
+                ])
+                defer { tmux.kill() }
+
+                let list = try tmux.waitFor { $0.contains("External Temperature") && $0.contains("online") }
+                #expect(list.contains("Humidity"))
+                #expect(list.contains("22.75 °C"))  // the newest reading: 20 + 11/4
+                #expect(list.contains("▸ External Temperature"))
+
+                try tmux.send("Enter")
+                let day = try tmux.waitFor { $0.contains("Count    288") }
+                #expect(day.contains("1 hour  2 day  3 week  4 month  5 year  6 all"))
+                #expect(day.contains("Code     temperature_ext"))
+                #expect(day.range(of: #"\d\d:\d\d\s+\d\d:\d\d"#, options: .regularExpression) != nil)  // hour labels
+                #expect(day.contains("⠀") || day.unicodeScalars.contains { (0x2801...0x28FF).contains($0.value) })
+
+                try tmux.send("1")
+                let hour = try tmux.waitFor { $0.contains("Count    12") }
+                #expect(hour.contains("Max      22.75 °C"))
+
+                try tmux.send("w")
+                let week = try tmux.waitFor {
+                    $0.range(of: #"(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d\d"#, options: .regularExpression) != nil
+                }
+                #expect(week.contains("Count    288"))
+
+                try tmux.send("Escape", "Escape")
+                _ = try tmux.waitFor { $0.contains("Last 24 h") }
+                try tmux.send("q")
+                try tmux.waitForExit()
+            }
+        }
+    }
+
+    @Test func offlineShowsTheCacheAndSaysSince() async throws {
+        try await withScratch { scratch in
+            let environment = ["XDG_CACHE_HOME=\(scratch.root)/cache", "XDG_CONFIG_HOME=\(scratch.root)/config",
+                               "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color"]
+            var url = ""
+            var token = ""
+            try await withLiveServer(dataDirectory: scratch.serverData) { server in
+                try server.post("porch", [(Timestamp.now().milliseconds - 10_000, 7)])
+                url = server.url.absoluteString
+                token = server.readToken
+                // A first run fills the cache.
+                let first = try Tmux(width: 80, height: 20,
+                                     command: ["env"] + environment + [TestBinaries.path("sensei"), "--url", url, "--token", token])
+                defer { first.kill() }
+                _ = try first.waitFor { $0.contains("Porch") && $0.contains("online") }
+                try first.send("q")
+                try first.waitForExit()
+            }
+            // The server is gone: the cache still shows the sensor, and says offline.
+            let second = try Tmux(width: 80, height: 20,
+                                  command: ["env"] + environment + [TestBinaries.path("sensei"), "--url", url, "--token", token])
+            defer { second.kill() }
+            let offline = try second.waitFor { $0.contains("offline since") }
+            #expect(offline.contains("Porch"))
+            #expect(offline.contains("7"))
+            try second.send("q")
+            try second.waitForExit()
+        }
+    }
+}
+
+/// Built products next to the test bundle (`swift build` puts them together).
+enum TestBinaries {
+    static func path(_ name: String) -> String {
+        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent(name).path
+    }
+}
+
+/// A detached tmux session on a private server socket, running one command.
+struct Tmux {
+    let socket = "sensei-test-\(UUID().uuidString.prefix(8))"
+    let session = "dash"
+
+    init(width: Int, height: Int, command: [String]) throws {
+        // After the program, the shell prints its exit status on the restored
+        // screen and waits, so the test can read both.
+        let script = command.map(Self.quote).joined(separator: " ")
+            + "; echo \"exited with status $?\"; sleep 60"
+        try run(["new-session", "-d", "-s", session, "-x", "\(width)", "-y", "\(height)", script])
+    }
+
+    func send(_ keys: String...) throws {
+        try run(["send-keys", "-t", session] + keys)
+    }
+
+    func capture() throws -> String {
+        try run(["capture-pane", "-p", "-t", session])
+    }
+
+    /// Polls the screen (every 100 ms, up to 20 s) until `condition` holds.
+    @discardableResult
+    func waitFor(_ condition: (String) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let deadline = Date().addingTimeInterval(20)
+        var screen = ""
+        while Date() < deadline {
+            screen = try capture()
+            if condition(screen) { return screen }
+            usleep(100_000)
+        }
+        Issue.record("screen never matched; last screen:\n\(screen)", sourceLocation: sourceLocation)
+        throw TmuxError.timeout
+    }
+
+    /// Waits until the program has exited with status 0 and the terminal is
+    /// back to its normal screen.
+    func waitForExit(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let screen = try waitFor({ $0.contains("exited with status") }, sourceLocation: sourceLocation)
+        #expect(screen.contains("exited with status 0"), sourceLocation: sourceLocation)
+    }
+
+    func kill() {
+        _ = try? run(["kill-server"])
+    }
+
+    /// Runs tmux with posix_spawn and waitpid, output through a file: the tmux
+    /// server that `new-session` forks inherits whatever the client had open,
+    /// which kept Foundation's Process (and any pipe) waiting forever.
+    @discardableResult
+    private func run(_ arguments: [String]) throws -> String {
+        let outputPath = NSTemporaryDirectory() + "tmux-\(UUID().uuidString)"
+        defer { unlink(outputPath) }
+        let argv = ["tmux", "-L", socket] + arguments
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var pid: pid_t = 0
+        let cArguments = argv.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        guard posix_spawnp(&pid, "tmux", &actions, nil, cArguments, environ) == 0 else {
+            throw TmuxError.failed(arguments.first ?? "", "cannot start tmux")
+        }
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw TmuxError.failed(arguments.first ?? "", text) }
+        return text
+    }
+
+    private static func quote(_ word: String) -> String {
+        "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+enum TmuxError: Error {
+    case timeout
+    case failed(String, String)
+}

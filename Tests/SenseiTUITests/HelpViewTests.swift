@@ -1,0 +1,99 @@
+import Testing
+import SenseiModels
+@testable import SenseiTUI
+
+/// The key help at several sizes.
+@Suite struct HelpViewTests {
+    func screen(_ model: AppModel) -> String { AppView.render(model).text }
+
+    /// Everything fits, with blank lines between the groups.
+    @Test func help80x24() {
+        var model = Fixture.model()
+        _ = model.update(.keyPressed(.character("?")))
+        // snapshot: help80x24
+        #expect(screen(model) == """
+         Keys
+         Sensor list
+           ↑/↓  k/j          move the selection
+           K/J  shift-↑/↓    move the sensor up or down
+           Enter             open the sensor
+
+         Sensor detail
+           1-6  h/d/w/m/y/a  hour, day, week, month, year, all
+           ←/→  Home/End     move the chart cursor
+           ↑/↓  PgUp/PgDn    scroll the readings
+           Esc  Backspace    hide the cursor, then back
+
+         Anywhere
+           r                 refresh now
+           ?                 this help
+           q                 quit
+
+
+
+
+
+
+
+        ● online · synced 12s ago                                       Esc back  q quit
+        """)
+    }
+
+    /// Low but wide: the groups flow into a second column.
+    @Test func help120x12InTwoColumns() {
+        var model = Fixture.model(width: 120, height: 12)
+        _ = model.update(.keyPressed(.character("?")))
+        // snapshot: help120x12
+        #expect(screen(model) == """
+         Keys
+         Sensor list                                              Anywhere
+           ↑/↓  k/j          move the selection                     r                 refresh now
+           K/J  shift-↑/↓    move the sensor up or down             ?                 this help
+           Enter             open the sensor                        q                 quit
+         Sensor detail
+           1-6  h/d/w/m/y/a  hour, day, week, month, year, all
+           ←/→  Home/End     move the chart cursor
+           ↑/↓  PgUp/PgDn    scroll the readings
+           Esc  Backspace    hide the cursor, then back
+
+        ● online · synced 12s ago                                                                               Esc back  q quit
+        """)
+    }
+
+    /// Narrow: meanings cut with an ellipsis, the rest cut off.
+    @Test func help40x12() {
+        var model = Fixture.model(width: 40, height: 12)
+        _ = model.update(.keyPressed(.character("?")))
+        // snapshot: help40x12
+        #expect(screen(model) == """
+         Keys
+         Sensor list
+           ↑/↓  k/j          move the selection
+           K/J  shift-↑/↓    move the sensor up…
+           Enter             open the sensor
+         Sensor detail
+           1-6  h/d/w/m/y/a  hour, day, week, m…
+           ←/→  Home/End     move the chart cur…
+           ↑/↓  PgUp/PgDn    scroll the readings
+           Esc  Backspace    hide the cursor, t…
+         Anywhere
+        ● online · synced 12s ago
+        """)
+    }
+
+    /// Tiny.
+    @Test func help20x5() {
+        var model = Fixture.model(width: 20, height: 5)
+        _ = model.update(.keyPressed(.character("?")))
+        // snapshot: help20x5
+        #expect(screen(model) == """
+         Keys
+         Sensor list
+           ↑/↓  k/j
+           K/J  shift-↑/↓
+        ● online · synced 1…
+        """)
+    }
+
+
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Logging
+import SenseiModels
+import SenseiServer
+@testable import SenseiTUI
+
+/// A real `sensei-server` on a free loopback port, with a read and an admin
+/// token, for the dashboard's I/O tests. Readings are put in through its store
+/// (fast, exact timestamps); the dashboard reads them back over HTTP.
+struct LiveServer {
+    let application: SenseiApplication
+    let dataDirectory: String
+    let readToken: String
+    let adminToken: String
+
+    var port: Int { application.port }
+    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// A client with the read token (or `token`), quick to give up.
+    func client(token: String? = nil, timeout: TimeInterval = 5) -> APIClient {
+        APIClient(baseURL: url, token: token ?? readToken, timeout: timeout)
+    }
+
+    /// Stores readings (ms since the epoch, value), creating the sensor.
+    func post(_ code: String, _ readings: [(Int64, Double)]) throws {
+        let inputs = readings.map { ReadingInput(timestamp: Timestamp(milliseconds: $0.0), value: $0.1) }
+        try application.store.insertReadings(inputs, into: .code(code), createIfMissing: true)
+    }
+
+    func delete(_ code: String) throws {
+        try application.store.deleteSensor(.code(code))
+    }
+}
+
+/// Starts a server on `dataDirectory`, runs `body`, and shuts it down however
+/// `body` ends. A reused directory gets fresh tokens (only digests are kept).
+func withLiveServer<T>(dataDirectory: String, _ body: (LiveServer) async throws -> T) async throws -> T {
+    var configuration = SenseiApplication.Configuration()
+    configuration.dataDirectory = dataDirectory
+    configuration.http.host = "127.0.0.1"
+    configuration.http.port = 0
+    configuration.http.threads = 2
+    let application = try SenseiApplication(
+        configuration: configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+    let suffix = UUID().uuidString
+    let readToken = try application.store.createToken(name: "tui-read-\(suffix)", scope: .read)
+    let adminToken = try application.store.createToken(name: "tui-admin-\(suffix)", scope: .admin)
+    try application.start()
+    defer { application.shutdown() }
+    return try await body(LiveServer(application: application, dataDirectory: dataDirectory,
+                                     readToken: readToken, adminToken: adminToken))
+}
+
+/// A fresh temporary directory, removed after `body`.
+func withScratchDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+    let path = NSTemporaryDirectory() + "sensei-tui-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try await body(path)
+}
+
+/// A server data directory and a cache file side by side in one scratch directory.
+struct Scratch {
+    let root: String
+    var serverData: String { root + "/server" }
+    var cachePath: String { root + "/cache.sqlite" }
+
+    func openCache() throws -> SensorCache { try SensorCache(path: cachePath) }
+}
+
+func withScratch<T>(_ body: (Scratch) async throws -> T) async throws -> T {
+    try await withScratchDirectory { root in try await body(Scratch(root: root)) }
+}
+
+/// `count` readings every `every` ms ending at `last`, values from `value(i)`.
+func series(count: Int, every: Int64, last: Int64, value: (Int) -> Double = { Double($0) }) -> [(Int64, Double)] {
+    (0..<count).map { i in (last - Int64(count - 1 - i) * every, value(i)) }
+}
