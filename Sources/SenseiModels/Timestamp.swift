@@ -54,8 +54,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// The calendar fields in UTC.
     public var components: (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, millisecond: Int) {
-        let (days, msOfDay) = milliseconds.floorDividedWithRemainder(by: 86_400_000)
-        let (year, month, day) = civil(fromDays: days)
+        let (days, msOfDay) = milliseconds.floorDivided(by: 86_400_000)
+        let (year, month, day) = CivilCalendar.civil(fromDays: days)
         let seconds = Int(msOfDay / 1000)
         return (year, month, day, seconds / 3600, seconds / 60 % 60, seconds % 60, Int(msOfDay % 1000))
     }
@@ -134,7 +134,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
               let hour = digits(11, 2), b[13] == UInt8(ascii: ":"),
               let minute = digits(14, 2), b[16] == UInt8(ascii: ":"),
               let second = digits(17, 2) else { return nil }
-        guard year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+        guard year >= 1, (1...12).contains(month), day >= 1, day <= CivilCalendar.daysIn(month: month, year: year),
               hour < 24, minute < 60, second < 60 else { return nil }
 
         var index = 19
@@ -164,7 +164,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
             return nil
         }
         guard index == b.count else { return nil }
-        let days = Int64(daysFromCivil(year: year, month: month, day: day))
+        let days = CivilCalendar.days(year: year, month: month, day: day)
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
         let value = seconds * 1000 + Int64(millisecond)
         guard range.contains(value) else { return nil }
@@ -172,44 +172,4 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 }
 
-private func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
 
-private func daysIn(month: Int, year: Int) -> Int {
-    switch month {
-    case 2: isLeap(year) ? 29 : 28
-    case 4, 6, 9, 11: 30
-    default: 31
-    }
-}
-
-// Howard Hinnant's days_from_civil / civil_from_days: exact over the proleptic
-// Gregorian calendar, no tables, no Foundation.
-func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400
-    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    return era * 146_097 + dayOfEra - 719_468
-}
-
-func civil(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
-    let z = Int(days) + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let dayOfEra = z - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let mp = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * mp + 2) / 5 + 1
-    let month = mp < 10 ? mp + 3 : mp - 9
-    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-}
-
-extension Int64 {
-    /// Floor division with a non-negative remainder, for instants before 1970.
-    func floorDividedWithRemainder(by divisor: Int64) -> (Int64, Int64) {
-        let quotient = self / divisor
-        let remainder = self % divisor
-        return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
-    }
-}

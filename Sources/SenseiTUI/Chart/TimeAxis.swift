@@ -138,7 +138,7 @@ public enum TimeAxis {
             let remainder = monthIndex % months
             if remainder != 0 { monthIndex += months - remainder }
             while true {
-                let time = Calendar.midnight(year: monthIndex / 12, month: monthIndex % 12 + 1, day: 1,
+                let time = CivilCalendar.midnight(year: monthIndex / 12, month: monthIndex % 12 + 1, day: 1,
                                              utcOffsetSeconds: utcOffsetSeconds)
                 if !add(time) { break }
                 monthIndex += months
