@@ -56,6 +56,66 @@ struct EndToEndTests {
         }
     }
 
+    @Test func firstRunAsksForServerAndTokenAndSavesThem() async throws {
+        try await withScratch { scratch in
+            try await withLiveServer(dataDirectory: scratch.serverData) { server in
+                try server.post("porch", [(Timestamp.now().milliseconds - 5_000, 3)])
+                let tmux = try Tmux(width: 90, height: 20, command: [
+                    "env", "-u", "SENSEI_URL", "-u", "SENSEI_TOKEN", "XDG_CACHE_HOME=\(scratch.root)/cache",
+                    "XDG_CONFIG_HOME=\(scratch.root)/config", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color",
+                    TestBinaries.path("sensei"),
+                ])
+                defer { tmux.kill() }
+                try tmux.waitFor { $0.contains("Server URL [http://localhost:3000]:") }
+                try tmux.send("-l", server.url.absoluteString)
+                try tmux.send("Enter")
+                try tmux.waitFor { $0.contains("Token") }
+                try tmux.send("-l", server.readToken)
+                try tmux.send("Enter")
+                _ = try tmux.waitFor { $0.contains("Porch") && $0.contains("online") }
+                try tmux.send("q")
+                try tmux.waitForExit()
+
+                let path = scratch.root + "/config/sensei/config"
+                let saved = try DashboardConfig.resolve(url: nil, token: nil, environment: [:], configPath: path)
+                #expect(saved == DashboardConfig(url: server.url.absoluteString, token: server.readToken))
+                let permissions = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+                #expect(permissions == 0o600)
+            }
+        }
+    }
+
+    @Test func listAndShowPrintFromTheCacheAfterASync() async throws {
+        try await withScratch { scratch in
+            try await withLiveServer(dataDirectory: scratch.serverData) { server in
+                let now = Timestamp.now().milliseconds
+                try server.post("porch", series(count: 12, every: 300_000, last: now - 60_000) { Double($0) })
+                let environment = ["XDG_CACHE_HOME=\(scratch.root)/cache", "XDG_CONFIG_HOME=\(scratch.root)/config",
+                                   "SENSEI_URL=\(server.url.absoluteString)", "SENSEI_TOKEN=\(server.readToken)"]
+                let list = try runSensei(["list"], environment: environment + ["LC_ALL=C.UTF-8"])
+                #expect(list.status == 0)
+                #expect(list.output.hasPrefix("CODE   NAME   VALUE  UPDATED  LAST 24 H\nporch  Porch  11     1m ago"))
+
+                let json = try runSensei(["list", "--json"], environment: environment)
+                #expect(json.output.contains(#""code":"porch","name":"Porch","units":"","valueType":"float","latest":{"#))
+
+                // A non-UTF-8 locale gets an ASCII chart.
+                let show = try runSensei(["show", "porch", "--range", "hour", "--width", "50"],
+                                         environment: environment + ["LC_ALL=C"])
+                #expect(show.status == 0)
+                #expect(show.output.hasPrefix("Porch (porch), last 1 hour\ncurrent  11  1m ago\ncount    12\n"))
+                #expect(show.output.utf8.allSatisfy { $0 < 0x80 })
+                #expect(try runSensei(["show", "nope"], environment: environment).status != 0)
+            }
+            // Offline: the cache answers, and stderr says why it is not fresh.
+            let offline = try runSensei(["list"], environment: [
+                "XDG_CACHE_HOME=\(scratch.root)/cache", "SENSEI_URL=http://127.0.0.1:9", "SENSEI_TOKEN=x",
+            ])
+            #expect(offline.status == 0)
+            #expect(offline.error.hasPrefix("sensei: server unreachable"))
+        }
+    }
+
     @Test func offlineShowsTheCacheAndSaysSince() async throws {
         try await withScratch { scratch in
             let environment = ["XDG_CACHE_HOME=\(scratch.root)/cache", "XDG_CONFIG_HOME=\(scratch.root)/config",
@@ -85,6 +145,28 @@ struct EndToEndTests {
             try second.waitForExit()
         }
     }
+}
+
+/// Runs the built `sensei` with `environment` added: (status, stdout, stderr).
+private func runSensei(_ arguments: [String], environment: [String]) throws -> (status: Int32, output: String, error: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: TestBinaries.path("sensei"))
+    process.arguments = arguments
+    var variables = ProcessInfo.processInfo.environment
+    for pair in environment {
+        let parts = pair.split(separator: "=", maxSplits: 1)
+        variables[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+    }
+    process.environment = variables
+    let output = Pipe(), error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let out = output.fileHandleForReading.readDataToEndOfFile()
+    let err = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
 }
 
 /// Built products next to the test bundle (`swift build` puts them together).

@@ -67,7 +67,9 @@ public enum TextReport {
             lines.append("count    \(stats.count)")
             lines.append("min      \(text(stats.min.value))  at \(time(stats.min.timestamp))")
             lines.append("max      \(text(stats.max.value))  at \(time(stats.max.timestamp))")
-            lines.append("mean     \(text(stats.mean))")
+            // A mean has decimals even for whole-number sensors; on/off shows the share of "on".
+            lines.append("mean     " + (sensor.valueType == .bool ? Format.number(stats.mean, significantDigits: 3)
+                : Format.value(stats.mean, type: .float, units: sensor.units)))
             lines.append("oldest   \(time(stats.oldest))")
         } else {
             lines.append("no readings in this range")
