@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "sensei-server", targets: ["sensei-server"]),
         .executable(name: "sensei", targets: ["sensei"]),
+        .executable(name: "sensei-bench", targets: ["sensei-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -50,6 +51,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "sensei", dependencies: ["SenseiTUI"], path: "Sources/sensei"),
+        // The benchmark's helper: a bare "ok" server on the same HTTP layer (the
+        // ceiling), data loading and RSS sampling; bench/run.sh drives it with wrk.
+        .executableTarget(
+            name: "sensei-bench",
+            dependencies: [
+                "SenseiServer", "SenseiModels",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/sensei-bench"),
 
         .testTarget(name: "SenseiModelsTests", dependencies: ["SenseiModels"]),
         .testTarget(

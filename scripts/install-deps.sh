@@ -3,7 +3,8 @@
 # Needs root or sudo the first time; a no-op once they are there.
 set -euo pipefail
 
-packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libncurses-dev tmux)
+# Extra package names may be given as arguments (bench/run.sh adds wrk).
+packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libncurses-dev tmux "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

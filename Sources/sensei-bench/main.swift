@@ -1,0 +1,1 @@
+print("sensei-bench: not written yet")
