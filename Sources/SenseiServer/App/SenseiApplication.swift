@@ -35,8 +35,9 @@ public final class SenseiApplication: Sendable {
         router = Self.routes(store: store)
         let router = router
         let authenticator = authenticator
-        http = HTTPServer(configuration: configuration.http, logger: logger) { request in
-            Self.handle(request, router: router, authenticator: authenticator, logger: logger)
+        http = HTTPServer(configuration: configuration.http, logger: logger) { request, responder in
+            Self.handle(request, router: router, authenticator: authenticator, logger: logger,
+                        respond: responder.respond)
         }
     }
 
@@ -78,33 +79,51 @@ public final class SenseiApplication: Sendable {
         logger.notice("no token existed: created admin token '\(name)'; it is in \(configuration.tokenFilePath)")
     }
 
-    static func handle(_ request: Request, router: Router, authenticator: Authenticator, logger: Logger) -> Response {
+    static func handle(_ request: Request, router: Router, authenticator: Authenticator, logger: Logger,
+                       respond: @escaping @Sendable (Response) -> Void) {
         switch router.match(method: request.method, path: request.path) {
         case .notFound:
-            return .error(.notFound("no route for \(request.method) \(request.path)"))
+            respond(.error(.notFound("no route for \(request.method) \(request.path)")))
         case .methodNotAllowed(let allowed):
-            return .error(.methodNotAllowed(request.method, allowed: allowed))
+            respond(.error(.methodNotAllowed(request.method, allowed: allowed)))
         case .found(let route, let parameters):
+            let answer: @Sendable (Result<Response, any Error>) -> Void = { result in
+                switch result {
+                case .success(let response): respond(response)
+                case .failure(let error): respond(Self.response(for: error, request: request, logger: logger))
+                }
+            }
             do {
                 if let required = route.scope {
                     guard let granted = try authenticator.scope(for: request.authorization) else {
-                        return .error(.unauthorized)
+                        return respond(.error(.unauthorized))
                     }
                     guard granted.allows(required) else {
-                        return .error(.forbidden(
-                            "this token has \(granted.rawValue) scope; \(route.method) \(route.pattern) needs \(required.rawValue)"))
+                        return respond(.error(.forbidden(
+                            "this token has \(granted.rawValue) scope; \(route.method) \(route.pattern) needs \(required.rawValue)")))
                     }
                 }
-                return try router.call(route, request, parameters)
-            } catch let error as APIError {
-                return .error(error)
-            } catch let error as StoreError {
-                if error.apiError.status == 500 { logger.error("\(error)", metadata: ["request": "\(request.id)"]) }
-                return .error(error.apiError)
+                switch route.action {
+                case .immediate(let handler): respond(try handler(request, parameters))
+                case .deferred(let handler): try handler(request, parameters, answer)
+                }
             } catch {
-                logger.error("\(request.method) \(request.path) failed: \(error)", metadata: ["request": "\(request.id)"])
-                return .error(.internalError)
+                answer(.failure(error))
             }
+        }
+    }
+
+    /// The one place errors become answers: API errors as they are, store
+    /// refusals as 404/409/422, anything else logged and a bare JSON 500.
+    static func response(for error: any Error, request: Request, logger: Logger) -> Response {
+        switch error {
+        case let error as APIError:
+            return .error(error)
+        case let error as StoreError where error.apiError.status != 500:
+            return .error(error.apiError)
+        default:
+            logger.error("\(request.method) \(request.path) failed: \(error)", metadata: ["request": "\(request.id)"])
+            return .error(.internalError)
         }
     }
 }

@@ -33,7 +33,8 @@ public final class HTTPServer: Sendable {
         public init() {}
     }
 
-    public typealias Handler = @Sendable (Request) -> Response
+    /// Answers through the responder, at once or later from any thread.
+    public typealias Handler = @Sendable (Request, Responder) -> Void
 
     /// Bytes past the body limit read and dropped to be able to answer 413.
     static let drainLimit = 16 << 20
@@ -115,8 +116,10 @@ public final class HTTPServer: Sendable {
             // Refuse an announced oversize body before reading any of it.
             if let declared = header(connection, "Content-Length").flatMap(Int.init),
                declared > configuration.maxBodyBytes {
-                answer(pending, .error(.payloadTooLarge(limit: configuration.maxBodyBytes)),
-                       connection: connection, method: method, url: url)
+                pending.answered = true
+                queue(.error(.payloadTooLarge(limit: configuration.maxBodyBytes)), on: connection,
+                      request: RequestLabel(id: id, started: pending.started,
+                                            method: String(cString: method), path: String(cString: url)))
             }
             return true
         }
@@ -137,18 +140,22 @@ public final class HTTPServer: Sendable {
             return pending.receivedBytes <= configuration.maxBodyBytes + Self.drainLimit
         }
         guard !pending.answered else { return true }
-        let response: Response
-        if pending.receivedBytes > configuration.maxBodyBytes {
-            response = .error(.payloadTooLarge(limit: configuration.maxBodyBytes))
-        } else {
-            let request = Request(
-                method: String(cString: method), path: String(cString: url),
-                query: arguments(connection), authorization: header(connection, "Authorization"),
-                contentType: header(connection, "Content-Type"), body: pending.body, id: pending.id)
-            pending.body = []
-            response = handler(request)
+        pending.answered = true
+        guard pending.receivedBytes <= configuration.maxBodyBytes else {
+            queue(.error(.payloadTooLarge(limit: configuration.maxBodyBytes)), on: connection,
+                  request: RequestLabel(id: pending.id, started: pending.started,
+                                        method: String(cString: method), path: String(cString: url)))
+            return true
         }
-        answer(pending, response, connection: connection, method: method, url: url)
+        let request = Request(
+            method: String(cString: method), path: String(cString: url),
+            query: arguments(connection), authorization: header(connection, "Authorization"),
+            contentType: header(connection, "Content-Type"), body: pending.body, id: pending.id)
+        pending.body = []
+        let label = RequestLabel(id: pending.id, started: pending.started, method: request.method, path: request.path)
+        let responder = Responder(server: self, connection: ConnectionHandle(pointer: connection), label: label)
+        handler(request, responder)
+        responder.handlerReturned()
         return true
     }
 
@@ -163,22 +170,22 @@ public final class HTTPServer: Sendable {
         logger.warning("libmicrohttpd: \(message)")
     }
 
-    private func answer(_ pending: PendingRequest, _ response: Response, connection: OpaquePointer,
-                        method: UnsafePointer<CChar>, url: UnsafePointer<CChar>) {
-        pending.answered = true
+    /// Hands `response` to MHD and logs the request. On the connection's
+    /// worker thread, or on any thread while the connection is suspended.
+    fileprivate func queue(_ response: Response, on connection: OpaquePointer, request: RequestLabel) {
         let mhdResponse = response.body.withUnsafeBytes { sensei_response_create($0.baseAddress, $0.count) }
         for (name, value) in response.headers {
             _ = sensei_response_add_header(mhdResponse, name, value)
         }
         if sensei_response_queue(connection, UInt32(response.status), mhdResponse) == 0 {
-            logger.warning("could not queue a response", metadata: ["request": "\(pending.id)"])
+            logger.warning("could not queue a response", metadata: ["request": "\(request.id)"])
         }
-        let elapsed = ContinuousClock.now - pending.started
-        let milliseconds = Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000
-            + Double(elapsed.components.seconds) * 1000
-        logger.info(
-            "\(String(cString: method)) \(String(cString: url)) \(response.status) \(formatNumber((milliseconds * 100).rounded() / 100))ms",
-            metadata: ["request": "\(pending.id)"])
+        guard logger.logLevel <= .info else { return }
+        let elapsed = ContinuousClock.now - request.started
+        let milliseconds = Double(elapsed.components.seconds) * 1000
+            + Double(elapsed.components.attoseconds / 10_000_000_000_000) / 100
+        logger.info("\(request.method) \(request.path) \(response.status) \(formatNumber(milliseconds))ms",
+                    metadata: ["request": "\(request.id)"])
     }
 
     private func header(_ connection: OpaquePointer, _ name: String) -> String? {
@@ -208,6 +215,81 @@ public enum HTTPServerError: Error, CustomStringConvertible {
 private struct DaemonHandle: @unchecked Sendable {
     let pointer: OpaquePointer
     let context: UnsafeMutableRawPointer
+}
+
+/// What the log line of a request needs, kept past the request's buffers.
+struct RequestLabel: Sendable {
+    let id: UInt64
+    let started: ContinuousClock.Instant
+    let method: String
+    let path: String
+}
+
+/// A connection pointer, handed to whichever thread answers it.
+struct ConnectionHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// How a handler answers one request, now or later.
+///
+/// Answered while the handler is still running, the response is queued on
+/// the worker thread as usual. Otherwise the connection is suspended when the
+/// handler returns, the worker goes on serving other connections, and
+/// `respond` (from the store's writer thread, say) queues the response and
+/// resumes the connection.
+public final class Responder: Sendable {
+    private enum State {
+        case handling
+        case answeredEarly(Response)
+        case suspended
+        case done
+    }
+
+    private let server: HTTPServer
+    private let connection: ConnectionHandle
+    private let label: RequestLabel
+    private let state = Mutex<State>(.handling)
+
+    init(server: HTTPServer, connection: ConnectionHandle, label: RequestLabel) {
+        self.server = server
+        self.connection = connection
+        self.label = label
+    }
+
+    /// Answers the request; later calls are ignored.
+    public func respond(_ response: Response) {
+        let resume = state.withLock { state -> Bool in
+            switch state {
+            case .handling:
+                state = .answeredEarly(response)
+                return false
+            case .suspended:
+                state = .done
+                return true
+            case .answeredEarly, .done:
+                return false
+            }
+        }
+        guard resume else { return }
+        server.queue(response, on: connection.pointer, request: label)
+        sensei_connection_resume(connection.pointer)
+    }
+
+    /// Called on the worker thread once the handler returns.
+    func handlerReturned() {
+        let early = state.withLock { state -> Response? in
+            if case .answeredEarly(let response) = state {
+                state = .done
+                return response
+            }
+            // Suspend under the lock, so a `respond` racing in cannot resume
+            // a connection that is not suspended yet.
+            state = .suspended
+            sensei_connection_suspend(connection.pointer)
+            return nil
+        }
+        if let early { server.queue(early, on: connection.pointer, request: label) }
+    }
 }
 
 /// A request being received. Only the connection's worker thread touches it.

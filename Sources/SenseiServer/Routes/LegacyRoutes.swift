@@ -6,14 +6,14 @@ struct LegacyRoutes {
     let store: SenseiStore
 
     func addRoutes(to router: inout Router) {
-        router.add("POST", "/sensor_data", scope: .write) { request, _ in try post(request) }
+        router.addDeferred("POST", "/sensor_data", scope: .write) { request, _, reply in try post(request, reply: reply) }
         router.add("GET", "/sensor_data/:code", scope: .read) { request, parameters in
             try list(parameters["code"], request)
         }
     }
 
     /// `{"sensor_code": "temperature_ext", "value": "23.5"}` → 201 `{"status":"ok"}`.
-    private func post(_ request: Request) throws -> Response {
+    private func post(_ request: Request, reply: @escaping Router.Reply) throws {
         let receivedAt = Timestamp.now()
         let body = try RequestDecoding.json(request)
         guard let code = body["sensor_code"]?.stringValue, let valueJSON = body["value"], !valueJSON.isNull else {
@@ -27,17 +27,19 @@ struct LegacyRoutes {
         case .success(let number): value = number
         case .failure(let problem): throw APIError.unprocessable("value: \(problem.reason)")
         }
-        do {
-            try store.insertReadings([ReadingInput(timestamp: nil, value: value)], into: .code(code),
-                                     createIfMissing: true, receivedAt: receivedAt)
-        } catch StoreError.invalidValue(_, let reason) {
-            throw APIError.unprocessable("value: \(reason)")
-        }
-        return .json(status: 201) { writer in
-            writer.beginObject()
-            writer.key("status")
-            writer.string("ok")
-            writer.endObject()
+        store.insertReadings([ReadingInput(timestamp: nil, value: value)], into: .code(code),
+                             createIfMissing: true, receivedAt: receivedAt) { result in
+            reply(result.map { _ in
+                .json(status: 201) { writer in
+                    writer.beginObject()
+                    writer.key("status")
+                    writer.string("ok")
+                    writer.endObject()
+                }
+            }.mapError { error in
+                guard case StoreError.invalidValue(_, let reason) = error else { return error }
+                return APIError.unprocessable("value: \(reason)")
+            })
         }
     }
 

@@ -13,8 +13,8 @@ struct ReadingRoutes {
         router.add("GET", "/sensors/:id/data.csv", scope: .read) { request, parameters in
             try list(parameters["id"], request, format: .csv)
         }
-        router.add("POST", "/sensors/:id/data", scope: .write) { request, parameters in
-            try post(parameters["id"], request)
+        router.addDeferred("POST", "/sensors/:id/data", scope: .write) { request, parameters, reply in
+            try post(parameters["id"], request, reply: reply)
         }
     }
 
@@ -42,25 +42,27 @@ struct ReadingRoutes {
         return format == .json ? ReadingEncoding.json(readings, bytesEach: 48) : ReadingEncoding.csv(readings)
     }
 
-    private func post(_ segment: String, _ request: Request) throws -> Response {
+    /// Parsed and checked here; answered once the group commit holding the
+    /// readings has synced (the worker thread serves others meanwhile).
+    private func post(_ segment: String, _ request: Request, reply: @escaping Router.Reply) throws {
         let reference = try RequestDecoding.sensorReference(segment)
         let receivedAt = Timestamp.now()
         let body = try RequestDecoding.json(request)
         let readings = try ReadingPayload.parse(body, now: receivedAt)
-        let accepted: Int
-        do {
-            accepted = try store.insertReadings(readings, into: reference, createIfMissing: true,
-                                                receivedAt: receivedAt)
-        } catch StoreError.invalidValue(let index, let reason) {
-            // Name the item the way the client wrote it: a batch has indexes.
-            let isBatch = body["data"] != nil
-            throw APIError.unprocessable(isBatch ? "data[\(index)].value: \(reason)" : "value: \(reason)")
-        }
-        return .json(status: 201) { writer in
-            writer.beginObject()
-            writer.key("accepted")
-            writer.int(accepted)
-            writer.endObject()
+        let isBatch = body["data"] != nil
+        store.insertReadings(readings, into: reference, createIfMissing: true, receivedAt: receivedAt) { result in
+            reply(result.map { accepted in
+                .json(status: 201) { writer in
+                    writer.beginObject()
+                    writer.key("accepted")
+                    writer.int(accepted)
+                    writer.endObject()
+                }
+            }.mapError { error in
+                // Name the item the way the client wrote it: a batch has indexes.
+                guard case StoreError.invalidValue(let index, let reason) = error else { return error }
+                return APIError.unprocessable(isBatch ? "data[\(index)].value: \(reason)" : "value: \(reason)")
+            })
         }
     }
 }

@@ -7,6 +7,15 @@ import SenseiModels
 /// 405 listing the methods that would work.
 public struct Router: Sendable {
     public typealias Handler = @Sendable (Request, Parameters) throws -> Response
+    /// A handler that answers later through `reply` (a write waiting for its
+    /// group commit); what it throws before deferring is answered at once.
+    public typealias DeferredHandler = @Sendable (Request, Parameters, _ reply: @escaping Reply) throws -> Void
+    public typealias Reply = @Sendable (Result<Response, any Error>) -> Void
+
+    enum Action: Sendable {
+        case immediate(Handler)
+        case deferred(DeferredHandler)
+    }
 
     public struct Route: Sendable {
         public let method: String
@@ -14,7 +23,7 @@ public struct Router: Sendable {
         /// nil: open to anyone (only `GET /health`).
         public let scope: Scope?
         fileprivate let segments: [Segment]
-        fileprivate let handler: Handler
+        let action: Action
     }
 
     /// The values of a route's `:name` segments.
@@ -39,8 +48,17 @@ public struct Router: Sendable {
     public init() {}
 
     public mutating func add(_ method: String, _ pattern: String, scope: Scope?, _ handler: @escaping Handler) {
+        add(method, pattern, scope: scope, action: .immediate(handler))
+    }
+
+    public mutating func addDeferred(_ method: String, _ pattern: String, scope: Scope?,
+                                     _ handler: @escaping DeferredHandler) {
+        add(method, pattern, scope: scope, action: .deferred(handler))
+    }
+
+    private mutating func add(_ method: String, _ pattern: String, scope: Scope?, action: Action) {
         let segments = Self.split(pattern).map { $0.hasPrefix(":") ? Segment.parameter(String($0.dropFirst())) : .literal(String($0)) }
-        routes.append(Route(method: method, pattern: pattern, scope: scope, segments: segments, handler: handler))
+        routes.append(Route(method: method, pattern: pattern, scope: scope, segments: segments, action: action))
     }
 
     public func match(method: String, path: String) -> Match {
@@ -54,10 +72,6 @@ public struct Router: Sendable {
             if !allowed.contains(route.method) { allowed.append(route.method) }
         }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
-    }
-
-    public func call(_ route: Route, _ request: Request, _ parameters: Parameters) throws -> Response {
-        try route.handler(request, parameters)
     }
 
     private static func bind(_ segments: [Segment], to parts: [Substring]) -> Parameters? {

@@ -1,79 +1,118 @@
 import Dispatch
+import Foundation
 import GRDB
 import Synchronization
 
-/// Group commit: writes that arrive while a transaction is being committed
-/// wait and then go together into the next one, so many concurrent requests
-/// pay for one `fsync` instead of one each.
+/// Group commit: one writer thread takes every write queued so far, runs them
+/// in one transaction, syncs once, then answers them all. Writes that arrive
+/// while a commit (and its fsync) is under way wait for the next round, so
+/// many concurrent requests pay for one sync instead of one each, and no HTTP
+/// worker thread waits for the disk (see `submit`).
 ///
 /// Each write runs in its own savepoint, so one failing write (an invalid
-/// batch) rolls back alone. A caller returns only once the transaction holding
+/// batch) rolls back alone. A completion runs only once the transaction holding
 /// its write has committed, or with the error that stopped it.
 final class GroupCommit: Sendable {
+    typealias Completion = @Sendable (Result<any Sendable, any Error>) -> Void
+
     private let pool: DatabasePool
-    private let pending = Mutex<[PendingWrite]>([])
+    private let queue = Mutex<Queue>(Queue())
+    private let wake = DispatchSemaphore(value: 0)
+    private let stopped = DispatchSemaphore(value: 0)
+
+    private struct Queue {
+        var writes: [PendingWrite] = []
+        var isStopping = false
+    }
 
     init(pool: DatabasePool) {
         self.pool = pool
+        let thread = Thread { [self] in run() }
+        thread.name = "sensei-writer"
+        thread.start()
     }
 
+    /// Queues `work`; `completion` runs on the writer thread after the commit.
+    func submit(_ work: @escaping @Sendable (Database) throws -> any Sendable, completion: @escaping Completion) {
+        let accepted = queue.withLock { queue in
+            guard !queue.isStopping else { return false }
+            queue.writes.append(PendingWrite(work: work, completion: completion))
+            return true
+        }
+        guard accepted else { return completion(.failure(GroupCommitError.stopped)) }
+        wake.signal()
+    }
+
+    /// `submit`, waiting for the outcome: for commands and rare admin writes.
     func write<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) throws -> T {
-        let entry = PendingWrite { db in try work(db) }
-        pending.withLock { $0.append(entry) }
-        runPendingWrites()
-        // Set by this thread's transaction, or by an earlier one that took the entry.
-        entry.done.wait()
-        return try entry.result.withLock { $0! }.get() as! T
+        let outcome = Mutex<Result<any Sendable, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        submit({ db in try work(db) }) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return try outcome.withLock { $0! }.get() as! T
     }
 
-    /// Takes everything queued so far into one transaction. When another
-    /// thread's transaction already took our entry this is an empty transaction
-    /// that merely waits for the writer lock, which costs no sync.
-    private func runPendingWrites() {
-        var taken: [PendingWrite] = []
+    /// Finishes every queued write, then ends the writer thread.
+    func stop() {
+        let first = queue.withLock { queue in
+            defer { queue.isStopping = true }
+            return !queue.isStopping
+        }
+        guard first else { return }
+        wake.signal()
+        stopped.wait()
+    }
+
+    private func run() {
+        while true {
+            wake.wait()
+            let (writes, isStopping) = queue.withLock { queue in
+                defer { queue.writes.removeAll(keepingCapacity: true) }
+                return (queue.writes, queue.isStopping)
+            }
+            if !writes.isEmpty { commit(writes) }
+            if isStopping && queue.withLock({ $0.writes.isEmpty }) { break }
+        }
+        stopped.signal()
+    }
+
+    private func commit(_ writes: [PendingWrite]) {
         var outcomes: [Result<any Sendable, any Error>] = []
+        outcomes.reserveCapacity(writes.count)
         do {
             try pool.write { db in
-                taken = pending.withLock { queue in
-                    defer { queue.removeAll(keepingCapacity: true) }
-                    return queue
-                }
-                outcomes = taken.map { entry in
+                outcomes.removeAll(keepingCapacity: true)
+                for write in writes {
                     var outcome: Result<any Sendable, any Error> = .failure(CancellationError())
                     do {
                         try db.inSavepoint {
-                            outcome = .success(try entry.work(db))
+                            outcome = .success(try write.work(db))
                             return .commit
                         }
                     } catch {
                         outcome = .failure(error)
                     }
-                    return outcome
+                    outcomes.append(outcome)
                 }
             }
         } catch {
             // The transaction could not begin or commit: nothing in it was stored.
-            if taken.isEmpty {
-                taken = pending.withLock { queue in
-                    defer { queue.removeAll(keepingCapacity: true) }
-                    return queue
-                }
-            }
-            outcomes = taken.map { _ in .failure(error) }
+            outcomes = writes.map { _ in .failure(error) }
         }
-        for (entry, outcome) in zip(taken, outcomes) {
-            entry.result.withLock { $0 = outcome }
-            entry.done.signal()
-        }
+        for (write, outcome) in zip(writes, outcomes) { write.completion(outcome) }
     }
 }
 
-private final class PendingWrite: Sendable {
-    let work: @Sendable (Database) throws -> any Sendable
-    let result = Mutex<Result<any Sendable, any Error>?>(nil)
-    let done = DispatchSemaphore(value: 0)
+enum GroupCommitError: Error, CustomStringConvertible {
+    case stopped
 
-    init(work: @escaping @Sendable (Database) throws -> any Sendable) {
-        self.work = work
-    }
+    var description: String { "the store is shutting down" }
+}
+
+private struct PendingWrite: Sendable {
+    let work: @Sendable (Database) throws -> any Sendable
+    let completion: GroupCommit.Completion
 }

@@ -31,15 +31,32 @@ extension SenseiStore {
     @discardableResult
     public func insertReadings(_ readings: [ReadingInput], into reference: SensorReference,
                                createIfMissing: Bool, receivedAt: Timestamp = .now()) throws -> Int {
-        try groupCommit.write { db in
-            let sensor = try Self.resolveForWrite(reference, createIfMissing: createIfMissing,
-                                                  at: receivedAt, in: db)
+        try groupCommit.write(Self.insertion(readings, into: reference, createIfMissing: createIfMissing,
+                                             receivedAt: receivedAt))
+    }
+
+    /// `insertReadings` without waiting: `completion` runs on the writer
+    /// thread once the readings are committed (or refused), so an HTTP worker
+    /// can serve other connections meanwhile.
+    public func insertReadings(_ readings: [ReadingInput], into reference: SensorReference,
+                               createIfMissing: Bool, receivedAt: Timestamp = .now(),
+                               completion: @escaping @Sendable (Result<Int, any Error>) -> Void) {
+        let work = Self.insertion(readings, into: reference, createIfMissing: createIfMissing, receivedAt: receivedAt)
+        groupCommit.submit({ db in try work(db) }) { result in
+            completion(result.map { $0 as! Int })
+        }
+    }
+
+    private static func insertion(_ readings: [ReadingInput], into reference: SensorReference,
+                                  createIfMissing: Bool, receivedAt: Timestamp) -> @Sendable (Database) throws -> Int {
+        { db in
+            let sensor = try resolveForWrite(reference, createIfMissing: createIfMissing, at: receivedAt, in: db)
             for (index, reading) in readings.enumerated() {
                 if let problem = sensor.valueType.problem(with: reading.value) {
                     throw StoreError.invalidValue(index: index, reason: problem)
                 }
             }
-            try Self.insert(readings, sensorID: sensor.id, receivedAt: receivedAt, in: db)
+            try insert(readings, sensorID: sensor.id, receivedAt: receivedAt, in: db)
             return readings.count
         }
     }

@@ -35,6 +35,10 @@ public final class SenseiStore: Sendable {
         try Self.applySchema(to: pool)
     }
 
+    deinit {
+        groupCommit.stop()
+    }
+
     private static func applySchema(to pool: DatabasePool) throws {
         try pool.barrierWriteWithoutTransaction { db in
             let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
@@ -51,8 +55,9 @@ public final class SenseiStore: Sendable {
         }
     }
 
-    /// Closes every connection; later calls fail.
+    /// Finishes queued writes, then closes every connection; later calls fail.
     public func close() throws {
+        groupCommit.stop()
         try pool.close()
     }
 
