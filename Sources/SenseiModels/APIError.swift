@@ -49,7 +49,8 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public static func unprocessable(_ message: String) -> APIError { APIError(status: 422, message: message) }
 
-    public static let overloaded = APIError(status: 503, message: "server is busy; retry shortly")
+    public static let overloaded = APIError(
+        status: 503, message: "server is busy; retry shortly", headers: ["Retry-After": "1"])
 
     public static let internalError = APIError(status: 500, message: "internal error")
 }

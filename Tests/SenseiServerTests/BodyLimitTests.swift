@@ -117,3 +117,34 @@ struct BodyLimitTests {
 
     // MARK: 422 invalid values
 }
+
+@Suite("Load shedding")
+struct LoadSheddingTests {
+    /// Bodies held at once are bounded: past the budget a request gets 503
+    /// with Retry-After instead of more memory, and /health still answers.
+    @Test func bodyBudgetShedsWith503() async throws {
+        try await withTestServer(configure: {
+            $0.http.maxBodyBytes = 8192
+            $0.http.maxBufferedBodyBytes = 13_000
+        }) { server in
+            // Two connections each announce 6000 bytes (reserved at once) and send only part.
+            var held: [Int32] = []
+            defer { held.forEach { close($0) } }
+            for index in 0..<2 {
+                let socket = try server.writer.connect()
+                held.append(socket)
+                let head = "POST /sensors/s\(index)/data HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(server.writer.token!)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: 6000\r\n\r\n" + String(repeating: " ", count: 5000)
+                try server.writer.send(Array(head.utf8), on: socket)
+            }
+            usleep(200_000)
+            let shed = try server.writer.post("/sensors/t/data", json: #"{"value": 1}"# + String(repeating: " ", count: 3000))
+            #expect(shed.status == 503)
+            #expect(shed.headers["retry-after"] == "1")
+            #expect(shed.errorMessage == "server is busy; retry shortly")
+            #expect(try server.anonymous.get("/health").status == 200)
+            // Small bodies still fit in what is left.
+            #expect(try server.writer.post("/sensors/t/data", json: #"{"value": 1}"#).status == 201)
+        }
+    }
+}

@@ -21,7 +21,7 @@ struct ServeCommand: ParsableCommand {
     var threads = 8
 
     @Option(name: .customLong("max-connections"), help: "Connections beyond this are refused.")
-    var maxConnections = 1000
+    var maxConnections = 512
 
     @Option(help: "Seconds a silent connection is kept open.")
     var timeout = 30

@@ -22,11 +22,14 @@ public final class HTTPServer: Sendable {
         /// Worker threads, each polling its own share of the connections.
         public var threads: Int = 8
         /// Connections beyond this are refused at accept.
-        public var connectionLimit: Int = 1000
+        public var connectionLimit: Int = 512
         /// Seconds a connection may stay silent before it is closed.
         public var connectionTimeout: Int = 30
         /// Request bodies above this get 413.
         public var maxBodyBytes: Int = 1 << 20
+        /// Bodies held in memory by all requests together; past it new ones
+        /// get 503, so memory stays bounded whatever the number of connections.
+        public var maxBufferedBodyBytes: Int = 16 << 20
         public var tlsCertificatePEM: String?
         public var tlsKeyPEM: String?
 
@@ -45,6 +48,7 @@ public final class HTTPServer: Sendable {
     private let daemon = Mutex<DaemonHandle?>(nil)
     private let boundPort = Atomic<UInt16>(0)
     private let inFlight = Atomic<Int>(0)
+    private let bufferedBodyBytes = Atomic<Int>(0)
     private let requestCounter = Atomic<UInt64>(0)
 
     public init(configuration: Configuration, logger: Logger, handler: @escaping Handler) {
@@ -62,7 +66,7 @@ public final class HTTPServer: Sendable {
         config.threads = UInt32(max(1, configuration.threads))
         config.connection_limit = UInt32(configuration.connectionLimit)
         config.connection_timeout = UInt32(configuration.connectionTimeout)
-        config.connection_memory_limit = 64 * 1024
+        config.connection_memory_limit = 32 * 1024
         var error = [CChar](repeating: 0, count: 256)
         // The daemon holds a reference to this server until stop().
         let context = Unmanaged.passRetained(self).toOpaque()
@@ -113,13 +117,21 @@ public final class HTTPServer: Sendable {
             let pending = PendingRequest(id: id)
             state.pointee = Unmanaged.passRetained(pending).toOpaque()
             inFlight.wrappingAdd(1, ordering: .relaxed)
-            // Refuse an announced oversize body before reading any of it.
-            if let declared = header(connection, "Content-Length").flatMap(Int.init),
-               declared > configuration.maxBodyBytes {
-                pending.answered = true
-                queue(.error(.payloadTooLarge(limit: configuration.maxBodyBytes)), on: connection,
-                      request: RequestLabel(id: id, started: pending.started,
-                                            method: String(cString: method), path: String(cString: url)))
+            // Refuse an announced oversize body before reading any of it, and
+            // shed load when the bodies already held would pass the budget.
+            if let declared = header(connection, "Content-Length").flatMap(Int.init), declared > 0 {
+                var refusal: APIError?
+                if declared > configuration.maxBodyBytes {
+                    refusal = .payloadTooLarge(limit: configuration.maxBodyBytes)
+                } else if !reserveBody(declared, for: pending) {
+                    refusal = .overloaded
+                }
+                if let refusal {
+                    pending.answered = true
+                    queue(.error(refusal), on: connection,
+                          request: RequestLabel(id: id, started: pending.started,
+                                                method: String(cString: method), path: String(cString: url)))
+                }
             }
             return true
         }
@@ -127,13 +139,20 @@ public final class HTTPServer: Sendable {
         let size = uploadSize.pointee
         if size > 0 {
             pending.receivedBytes += size
-            if !pending.answered && pending.receivedBytes <= configuration.maxBodyBytes, let upload {
-                upload.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
-                    pending.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
+            if !pending.answered && !pending.overloaded && pending.receivedBytes <= configuration.maxBodyBytes,
+               let upload {
+                // A chunked body reserves as it grows; a declared one already has.
+                if pending.receivedBytes <= pending.reservedBytes
+                    || reserveBody(pending.receivedBytes - pending.reservedBytes, for: pending) {
+                    upload.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
+                        pending.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
+                    }
+                } else {
+                    pending.overloaded = true
                 }
             }
             uploadSize.pointee = 0
-            if pending.receivedBytes > configuration.maxBodyBytes { pending.body = [] }
+            if pending.receivedBytes > configuration.maxBodyBytes || pending.overloaded { pending.body = [] }
             // A body without Content-Length (chunked) that outgrows the limit
             // is drained, not kept, to answer 413 at its end (libmicrohttpd
             // cannot answer mid-body); past a bound the connection is cut.
@@ -141,8 +160,9 @@ public final class HTTPServer: Sendable {
         }
         guard !pending.answered else { return true }
         pending.answered = true
-        guard pending.receivedBytes <= configuration.maxBodyBytes else {
-            queue(.error(.payloadTooLarge(limit: configuration.maxBodyBytes)), on: connection,
+        guard pending.receivedBytes <= configuration.maxBodyBytes, !pending.overloaded else {
+            let refusal: APIError = pending.overloaded ? .overloaded : .payloadTooLarge(limit: configuration.maxBodyBytes)
+            queue(.error(refusal), on: connection,
                   request: RequestLabel(id: pending.id, started: pending.started,
                                         method: String(cString: method), path: String(cString: url)))
             return true
@@ -159,10 +179,22 @@ public final class HTTPServer: Sendable {
         return true
     }
 
+    /// Counts `bytes` against the body budget for `pending`; false, and
+    /// nothing counted, when the budget would be passed.
+    private func reserveBody(_ bytes: Int, for pending: PendingRequest) -> Bool {
+        guard bufferedBodyBytes.wrappingAdd(bytes, ordering: .relaxed).newValue <= configuration.maxBufferedBodyBytes else {
+            bufferedBodyBytes.wrappingSubtract(bytes, ordering: .relaxed)
+            return false
+        }
+        pending.reservedBytes += bytes
+        return true
+    }
+
     fileprivate func completed(state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
         guard let existing = state.pointee else { return }
         state.pointee = nil
-        Unmanaged<PendingRequest>.fromOpaque(existing).release()
+        let pending = Unmanaged<PendingRequest>.fromOpaque(existing).takeRetainedValue()
+        bufferedBodyBytes.wrappingSubtract(pending.reservedBytes, ordering: .relaxed)
         inFlight.wrappingSubtract(1, ordering: .relaxed)
     }
 
@@ -298,6 +330,10 @@ private final class PendingRequest {
     let started = ContinuousClock.now
     var body: [UInt8] = []
     var receivedBytes = 0
+    /// Counted against the server's body budget until the request completes.
+    var reservedBytes = 0
+    /// The body budget was spent: answer 503.
+    var overloaded = false
     var answered = false
 
     init(id: UInt64) {
