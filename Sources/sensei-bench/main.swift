@@ -1,1 +1,1 @@
-print("sensei-bench: not written yet")
+SenseiBenchCommand.main()

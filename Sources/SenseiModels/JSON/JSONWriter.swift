@@ -155,6 +155,20 @@ private let hexDigits = Array("0123456789abcdef".utf8)
 
 func appendQuoted(_ value: String, to bytes: inout [UInt8]) {
     bytes.append(UInt8(ascii: "\""))
+    // Most strings need no escaping: copy them whole.
+    var value = value
+    let clean = value.withUTF8 { utf8 in
+        guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            return false
+        }
+        bytes.append(contentsOf: utf8)
+        return true
+    }
+    if !clean { appendEscaped(value, to: &bytes) }
+    bytes.append(UInt8(ascii: "\""))
+}
+
+private func appendEscaped(_ value: String, to bytes: inout [UInt8]) {
     for byte in value.utf8 {
         switch byte {
         case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
@@ -169,7 +183,6 @@ func appendQuoted(_ value: String, to bytes: inout [UInt8]) {
         default: bytes.append(byte)
         }
     }
-    bytes.append(UInt8(ascii: "\""))
 }
 
 /// A wire value that writes itself as JSON.
@@ -182,7 +195,9 @@ extension Reading: JSONWritable {}
 extension Bucket: JSONWritable {}
 
 extension JSONWriter {
-    /// `{"<key>": [items…]}`, the API's list envelope.
+    /// `{"<key>": [items…]}`, the API's list envelope. Inlinable so that it is
+    /// specialised for each wire type instead of dispatched generically.
+    @inlinable
     public mutating func envelope(_ key: StaticString, _ items: some Collection<some JSONWritable>) {
         beginObject()
         self.key(key)

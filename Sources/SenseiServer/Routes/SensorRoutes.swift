@@ -1,8 +1,11 @@
 import SenseiModels
+import Synchronization
 
 /// Sensors and their metadata.
 struct SensorRoutes {
     let store: SenseiStore
+    /// The last `GET /sensors` body and the store's change count it was built at.
+    private let listCache = ListCache()
 
     func addRoutes(to router: inout Router) {
         router.add("GET", "/sensors", scope: .read) { _, _ in try list() }
@@ -14,9 +17,19 @@ struct SensorRoutes {
         router.add("DELETE", "/sensors/:id", scope: .admin) { _, parameters in try delete(parameters["id"]) }
     }
 
+    /// Built once per change of the data, not once per request: dashboards
+    /// poll this far more often than sensors change.
     private func list() throws -> Response {
+        // Read the count first: a write landing in between only makes the
+        // cached body newer than its count, never older.
+        let changes = store.changeCount
+        if let body = listCache.body(at: changes) {
+            return Response(status: 200, headers: [("Content-Type", Response.jsonType)], body: body)
+        }
         let sensors = try store.sensors()
-        return .json(capacity: 64 + sensors.count * 280) { $0.envelope("sensors", sensors) }
+        let response = Response.json(capacity: 64 + sensors.count * 280) { $0.envelope("sensors", sensors) }
+        listCache.keep(response.body, at: changes)
+        return response
     }
 
     private func show(_ segment: String) throws -> Response {
@@ -61,5 +74,17 @@ struct SensorRoutes {
     private func delete(_ segment: String) throws -> Response {
         try store.deleteSensor(try RequestDecoding.sensorReference(segment))
         return .noContent
+    }
+}
+
+private final class ListCache: Sendable {
+    private let entry = Mutex<(changes: UInt64, body: [UInt8])?>(nil)
+
+    func body(at changes: UInt64) -> [UInt8]? {
+        entry.withLock { $0?.changes == changes ? $0?.body : nil }
+    }
+
+    func keep(_ body: [UInt8], at changes: UInt64) {
+        entry.withLock { $0 = (changes, body) }
     }
 }

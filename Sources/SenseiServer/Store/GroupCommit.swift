@@ -19,6 +19,8 @@ final class GroupCommit: Sendable {
     private let queue = Mutex<Queue>(Queue())
     private let wake = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
+    /// Committed transactions so far: a cheap "has anything changed?" for caches.
+    let commits = Atomic<UInt64>(0)
 
     private struct Queue {
         var writes: [PendingWrite] = []
@@ -98,6 +100,7 @@ final class GroupCommit: Sendable {
                     outcomes.append(outcome)
                 }
             }
+            commits.add(1, ordering: .releasing)
         } catch {
             // The transaction could not begin or commit: nothing in it was stored.
             outcomes = writes.map { _ in .failure(error) }

@@ -55,6 +55,11 @@ public final class SenseiStore: Sendable {
         }
     }
 
+    /// Grows with every write this server commits (sensors and readings only
+    /// change through it): responses built from the data can be reused while
+    /// it stays the same.
+    public var changeCount: UInt64 { groupCommit.commits.load(ordering: .acquiring) }
+
     /// Finishes queued writes, then closes every connection; later calls fail.
     public func close() throws {
         groupCommit.stop()

@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# bench/run.sh: the Sensei benchmark, rerunnable by anyone (see bench/README.md).
+#
+#   bench/run.sh                      # a little over a minute, plus the release build
+#   DURATION=30 bench/run.sh          # longer phases
+#   LOG_LEVEL=info bench/run.sh       # the server logs every request: shows what that costs
+#
+# It installs wrk if missing, builds sensei-server and sensei-bench in release
+# mode, and measures on 127.0.0.1 only, with wrk in a separate process
+# (keep-alive, 16 connections, 2 wrk threads, --latency):
+#   hello    the ceiling: `sensei-bench hello`, sensei-server's HTTP layer with a
+#            handler that answers "ok", same threads and limits; GET /
+#   single   POST /sensors/bench/data {"value": 23.5}, one durable reading a request
+#   batch    POST /sensors/batch/data, 1,000 readings with new timestamps a request
+#   year     GET /sensors/year/data?buckets=200 over a year of 30 s readings
+#            (1,051,200, loaded first by `sensei-bench load-year`), 1 connection
+#   sensors  GET /sensors with 100 sensors (made by `sensei-bench make-sensors`)
+# The server runs on a fresh temporary data directory with a random pre-shared
+# token (SENSEI_TOKEN); its RSS is sampled during each phase. One table at the
+# end: figures, DESIGN.md's targets, shares of the ceiling, and checks (non-2xx
+# answers, socket errors, rows really stored, server log, server still up).
+#
+# Environment:
+#   DURATION=10       seconds a phase measures
+#   WARMUP=1          seconds of unmeasured load before the hello and single phases
+#   THREADS=8         HTTP worker threads of both servers (sensei-server's default)
+#   CONNECTIONS=16    wrk connections (the year query always uses 1)
+#   WRK_THREADS=2     wrk threads
+#   LOG_LEVEL=warning sensei-server's --log-level (info logs a line per request)
+#   SCRATCH=.build    SwiftPM scratch path
+#   SKIP_BUILD=1      use the binaries already in SCRATCH
+#   KEEP=1            keep the temporary directory (database, logs, wrk output)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+DURATION=${DURATION:-10}
+WARMUP=${WARMUP:-1}
+THREADS=${THREADS:-8}
+CONNECTIONS=${CONNECTIONS:-16}
+WRK_THREADS=${WRK_THREADS:-2}
+LOG_LEVEL=${LOG_LEVEL:-warning}
+SCRATCH=${SCRATCH:-.build}
+SKIP_BUILD=${SKIP_BUILD:-0}
+KEEP=${KEEP:-0}
+
+for name in DURATION WARMUP THREADS CONNECTIONS WRK_THREADS; do
+    [[ ${!name} =~ ^[0-9]+$ ]] || { echo "bench: $name must be a whole number" >&2; exit 2; }
+done
+[ "$DURATION" -ge 1 ] || { echo "bench: DURATION must be at least 1" >&2; exit 2; }
+[ "$CONNECTIONS" -ge "$WRK_THREADS" ] || { echo "bench: CONNECTIONS must be at least WRK_THREADS" >&2; exit 2; }
+
+say() { echo "bench: $*" >&2; }
+
+# --- tools and binaries ---------------------------------------------------------
+scripts/install-deps.sh wrk curl   # a no-op when everything is there
+if [ "$SKIP_BUILD" != 1 ]; then
+    say "building release binaries (scratch path $SCRATCH)"
+    swift build -c release --scratch-path "$SCRATCH" --product sensei-server >&2
+    swift build -c release --scratch-path "$SCRATCH" --product sensei-bench >&2
+fi
+bin=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)
+server_bin="$bin/sensei-server"
+bench_bin="$bin/sensei-bench"
+[ -x "$server_bin" ] && [ -x "$bench_bin" ] || { say "missing binaries in $bin"; exit 1; }
+
+# --- processes and cleanup ------------------------------------------------------
+work=$(mktemp -d "${TMPDIR:-/tmp}/sensei-bench.XXXXXX")
+results="$work/results.txt"
+: > "$results"
+server_pid=""
+hello_pid=""
+sampler_pid=""
+load_pid=""
+
+stop_process() { # pid: SIGTERM, up to 10 s to finish, then SIGKILL
+    local pid=$1
+    [ -n "$pid" ] || return 0
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for _ in $(seq 100); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+    stop_process "$load_pid"
+    stop_process "$sampler_pid"
+    stop_process "$hello_pid"
+    stop_process "$server_pid"
+    if [ "$KEEP" = 1 ]; then
+        say "kept $work"
+    else
+        rm -rf "$work"
+    fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() { # the first port from $1 on which nothing answers on 127.0.0.1
+    local port=$1
+    while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+    echo "$port"
+}
+
+alive() { # pid: running, not exited (an exited child stays a zombie until waited for)
+    local state
+    state=$(ps -o stat= -p "$1" 2>/dev/null) && [[ $state != Z* ]]
+}
+
+wait_ready() { # url pid log: until the url answers 200, or the process dies
+    for _ in $(seq 200); do
+        curl -sf -o /dev/null "$1" && return 0
+        alive "$2" || { say "process exited early; its log:"; cat "$3" >&2; exit 1; }
+        sleep 0.1
+    done
+    say "$1 did not answer within 20 s"
+    exit 1
+}
+
+# A load generator runs in the background and is waited for, so that a
+# SIGTERM to this script stops the run at once (bash runs traps only between
+# foreground commands) and cleanup can stop the generator too.
+run_in_background() {
+    "$@" &
+    load_pid=$!
+    wait "$load_pid"
+    load_pid=""
+}
+
+record() { # phase key value
+    echo "$1.$2=$3" >> "$results"
+}
+
+token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+export SENSEI_TOKEN=$token
+auth="Authorization: Bearer $token"
+
+# wrk for a phase: run_wrk PHASE CONNECTIONS THREADS SCRIPT URL. Records wrk's
+# figures and, when the server runs, its RSS peak during the phase.
+run_wrk() {
+    local phase=$1 connections=$2 threads=$3 script=$4 url=$5
+    if [ -n "$server_pid" ]; then
+        "$bench_bin" rss --pid "$server_pid" --watch > "$work/rss-$phase.txt" &
+        sampler_pid=$!
+    fi
+    run_in_background wrk --latency --timeout 10s -t"$threads" -c"$connections" -d"${DURATION}s" \
+        -s "bench/$script" "$url" > "$work/wrk-$phase.txt"
+    if [ -n "$sampler_pid" ]; then
+        stop_process "$sampler_pid"
+        sampler_pid=""
+        record "$phase" rss_kb "$(tail -n 1 "$work/rss-$phase.txt" | cut -d= -f2)"
+    fi
+    local line
+    line=$(grep '^bench ' "$work/wrk-$phase.txt") || { say "wrk printed no figures:"; cat "$work/wrk-$phase.txt" >&2; exit 1; }
+    for field in ${line#bench }; do record "$phase" "${field%%=*}" "${field#*=}"; done
+    say "  $(grep -E 'Requests/sec|Non-2xx|Socket errors' "$work/wrk-$phase.txt" | tr -s ' ' | paste -sd ';' -)"
+}
+
+warm_up() { # connections script url
+    [ "$WARMUP" -ge 1 ] || return 0
+    run_in_background wrk --timeout 10s -t"$WRK_THREADS" -c"$1" -d"${WARMUP}s" -s "bench/$2" "$3" > /dev/null
+}
+
+sensor_count() { # code: the sensor's reading count, 0 if it does not exist
+    curl -s -H "$auth" "$base/sensors/$1" | grep -o '"count":[0-9]*' | head -n 1 | cut -d: -f2 | grep . || echo 0
+}
+
+record run duration "$DURATION"
+record run date "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+record run cores "$(nproc)"
+cpu_busy_percent() { # how busy the CPUs were over the next second (others' builds, say)
+    local a b
+    read -r -a a < /proc/stat
+    sleep 1
+    read -r -a b < /proc/stat
+    local idle=$(( b[4] + b[5] - a[4] - a[5] )) total=0
+    for i in 1 2 3 4 5 6 7 8; do total=$(( total + b[i] - a[i] )); done
+    echo $(( total > 0 ? 100 * (total - idle) / total : 0 ))
+}
+record run busy_percent "$(cpu_busy_percent)"
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || commit="$commit+changes"
+record run commit "$commit"
+record server threads "$THREADS"
+record server log_level "$LOG_LEVEL"
+
+# --- (a) the ceiling ------------------------------------------------------------
+hello_port=$(free_port 39500)
+say "hello ceiling on 127.0.0.1:$hello_port, $THREADS threads"
+"$bench_bin" hello --host 127.0.0.1 --port "$hello_port" --threads "$THREADS" > "$work/hello.log" 2>&1 &
+hello_pid=$!
+wait_ready "http://127.0.0.1:$hello_port/" "$hello_pid" "$work/hello.log"
+warm_up "$CONNECTIONS" get.lua "http://127.0.0.1:$hello_port/"
+run_wrk hello "$CONNECTIONS" "$WRK_THREADS" get.lua "http://127.0.0.1:$hello_port/"
+stop_process "$hello_pid"
+hello_pid=""
+
+# --- the server -----------------------------------------------------------------
+port=$(free_port 39600)
+base="http://127.0.0.1:$port"
+say "sensei-server on $base, $THREADS threads, log level $LOG_LEVEL, data in $work/data"
+"$server_bin" serve --data-dir "$work/data" --host 127.0.0.1 --port "$port" --threads "$THREADS" \
+    --log-level "$LOG_LEVEL" 2> "$work/server.log" &
+server_pid=$!
+wait_ready "$base/health" "$server_pid" "$work/server.log"
+
+# --- (b) single-reading POSTs ---------------------------------------------------
+say "single-reading POSTs, $CONNECTIONS connections"
+warm_up "$CONNECTIONS" post-single.lua "$base/sensors/bench/data"
+before=$(sensor_count bench)
+run_wrk single "$CONNECTIONS" "$WRK_THREADS" post-single.lua "$base/sensors/bench/data"
+record single stored $(( $(sensor_count bench) - before ))
+
+# --- (c) batch POSTs --------------------------------------------------------------
+say "batch POSTs of 1,000 readings, $CONNECTIONS connections"
+before=$(sensor_count batch)
+run_wrk batch "$CONNECTIONS" "$WRK_THREADS" post-batch.lua "$base/sensors/batch/data"
+record batch items 1000
+record batch stored $(( $(sensor_count batch) - before ))
+
+# --- (d) the 200-bucket year query ------------------------------------------------
+say "loading a year of 30-second readings"
+load=$("$bench_bin" load-year --url "$base" --code year --from 2023-01-01T00:00:00Z --to 2024-01-01T00:00:00Z)
+say "  $load"
+record year load "$load"
+record year rows "$(sensor_count year)"
+year_url="$base/sensors/year/data?buckets=200&after=2023-01-01T00:00:00Z&before=2024-01-01T00:00:00Z"
+record year buckets "$(curl -s -H "$auth" "$year_url" | grep -o '"count":' | wc -l)"
+say "200-bucket year query, 1 connection"
+run_wrk year 1 1 get.lua "$year_url"
+
+# --- (e) GET /sensors -------------------------------------------------------------
+"$bench_bin" make-sensors --url "$base" --count 100 > "$work/make-sensors.txt"
+record sensors count "$(grep -o '[0-9]*' "$work/make-sensors.txt" | head -n 1)"
+say "GET /sensors, $CONNECTIONS connections"
+run_wrk sensors "$CONNECTIONS" "$WRK_THREADS" get.lua "$base/sensors"
+
+# --- the server's state, then the table ----------------------------------------------
+if memory=$("$bench_bin" rss --pid "$server_pid" 2>/dev/null); then
+    record server alive 1
+    record server hwm_kb "$(echo "$memory" | grep -o 'hwm_kb=[0-9]*' | cut -d= -f2)"
+else
+    record server alive 0
+fi
+problems="$work/server-problems.txt"
+grep -vE '^[^ ]+ (trace|debug|info|notice) ' "$work/server.log" > "$problems" || true
+record server log_problems "$(wc -l < "$problems")"
+
+echo
+"$bench_bin" report --results "$results"
+if [ -s "$problems" ]; then
+    echo
+    echo "server log, warnings and errors (first 10):"
+    head -n 10 "$problems"
+fi
