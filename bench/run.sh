@@ -10,7 +10,7 @@
 # (keep-alive, 16 connections, 2 wrk threads, --latency):
 #   hello    the ceiling: `sensei-bench hello`, sensei-server's HTTP layer with a
 #            handler that answers "ok", same threads and limits; GET /
-#   single   POST /sensors/bench/data {"value": 23.5}, one durable reading a request
+#   single   POST /sensors/device_N/data {"value": 23.5} over 64 sensors, one durable reading a request
 #   batch    POST /sensors/batch/data, 1,000 readings with new timestamps a request
 #   year     GET /sensors/year/data?buckets=200 over a year of 30 s readings
 #            (1,051,200, loaded first by `sensei-bench load-year`), 1 connection
@@ -165,6 +165,9 @@ warm_up() { # connections script url
     run_in_background wrk --timeout 10s -t"$WRK_THREADS" -c"$1" -d"${WARMUP}s" -s "bench/$2" "$3" > /dev/null
 }
 
+total_count() { # the reading counts of every sensor, summed
+    curl -s -H "$auth" "$base/sensors" | grep -o '"count":[0-9]*' | cut -d: -f2 | awk '{ sum += $1 } END { print sum + 0 }'
+}
 sensor_count() { # code: the sensor's reading count, 0 if it does not exist
     curl -s -H "$auth" "$base/sensors/$1" | grep -o '"count":[0-9]*' | head -n 1 | cut -d: -f2 | grep . || echo 0
 }
@@ -211,9 +214,9 @@ wait_ready "$base/health" "$server_pid" "$work/server.log"
 # --- (b) single-reading POSTs ---------------------------------------------------
 say "single-reading POSTs, $CONNECTIONS connections"
 warm_up "$CONNECTIONS" post-single.lua "$base/sensors/bench/data"
-before=$(sensor_count bench)
+before=$(total_count)
 run_wrk single "$CONNECTIONS" "$WRK_THREADS" post-single.lua "$base/sensors/bench/data"
-record single stored $(( $(sensor_count bench) - before ))
+record single stored $(( $(total_count) - before ))
 
 # --- (c) batch POSTs --------------------------------------------------------------
 say "batch POSTs of 1,000 readings, $CONNECTIONS connections"
