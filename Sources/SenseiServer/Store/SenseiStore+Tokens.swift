@@ -45,14 +45,10 @@ extension SenseiStore {
         }
     }
 
-    /// The token with this digest, looked up on every request so that a token
-    /// revoked by `sensei-server token revoke` (another process) fails at once.
+    /// The token with this digest (see `TokenLookup`: revocations by another
+    /// process apply at once).
     func token(digest: [UInt8]) throws -> (id: Int64, scope: Scope)? {
-        try pool.read { db in
-            let statement = try db.cachedStatement(sql: "SELECT id, scope FROM tokens WHERE digest = ?")
-            guard let row = try Row.fetchOne(statement, arguments: [Data(digest)]) else { return nil }
-            return (row[0], Scope(rawValue: row[1]) ?? .read)
-        }
+        try tokenLookup.token(digest: digest)
     }
 
     func recordTokenUse(id: Int64, at now: Timestamp) throws {

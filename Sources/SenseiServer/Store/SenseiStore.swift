@@ -18,6 +18,7 @@ public final class SenseiStore: Sendable {
     public let path: String
     let pool: DatabasePool
     let groupCommit: GroupCommit
+    let tokenLookup: TokenLookup
 
     /// Opens (creating if needed) the database at `path`.
     public init(path: String) throws {
@@ -33,6 +34,7 @@ public final class SenseiStore: Sendable {
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         groupCommit = GroupCommit(pool: pool)
         try Self.applySchema(to: pool)
+        tokenLookup = try TokenLookup(path: path)
     }
 
     deinit {
@@ -63,6 +65,7 @@ public final class SenseiStore: Sendable {
     /// Finishes queued writes, then closes every connection; later calls fail.
     public func close() throws {
         groupCommit.stop()
+        try tokenLookup.close()
         try pool.close()
     }
 
