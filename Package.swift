@@ -35,6 +35,8 @@ let package = Package(
             dependencies: [
                 "SenseiModels", "CSenseiHTTP", "CSenseiSchema",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The insert hot path binds values through SQLite's C API.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

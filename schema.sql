@@ -30,6 +30,30 @@ CREATE TABLE readings (
     PRIMARY KEY (sensor_id, ts)
 ) WITHOUT ROWID;
 
+-- Rollups: count, sum, min and max of a sensor's readings per minute and per
+-- hour, kept up to date by the store on every write, so that a chart of a long
+-- range reads hours instead of readings. `start` is the first millisecond of
+-- the minute (hour), a multiple of 60,000 (3,600,000).
+CREATE TABLE rollups_minute (
+    sensor_id INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
+    start     INTEGER NOT NULL,
+    count     INTEGER NOT NULL,
+    sum       REAL    NOT NULL,
+    min       REAL    NOT NULL,
+    max       REAL    NOT NULL,
+    PRIMARY KEY (sensor_id, start)
+) WITHOUT ROWID;
+
+CREATE TABLE rollups_hour (
+    sensor_id INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
+    start     INTEGER NOT NULL,
+    count     INTEGER NOT NULL,
+    sum       REAL    NOT NULL,
+    min       REAL    NOT NULL,
+    max       REAL    NOT NULL,
+    PRIMARY KEY (sensor_id, start)
+) WITHOUT ROWID;
+
 -- Bearer tokens, stored as SHA-256 digests: a stolen database holds no token.
 CREATE TABLE tokens (
     id           INTEGER PRIMARY KEY,

@@ -3,37 +3,49 @@ import SenseiModels
 
 extension SenseiStore {
     /// The inclusive range [after, before] cut into `count` equal spans, one
-    /// bucket per span that holds readings, oldest first. Computed in SQL on
-    /// the clustered (sensor, ts) key: one contiguous range read.
+    /// bucket per span that holds readings, oldest first; `BucketSpans` says
+    /// which reading falls in which span and where a span starts.
     ///
-    /// The range is `before - after + 1` milliseconds long; a reading at `ts`
-    /// falls in span `(ts - after) * count / length` (integer division), and a
-    /// bucket's timestamp is the first millisecond of its span,
-    /// `after + ⌈i * length / count⌉`.
+    /// Spans of two minutes or more are aggregated from the minute and hour
+    /// rollups (`RollupCover`), shorter ones from the readings in plain SQL on
+    /// the clustered (sensor, ts) key. Both give the same count, min and max;
+    /// a mean from the rollups adds the same values in another order, so it
+    /// may differ from SQL's `avg` in its last bits (tests allow 1e-9 relative).
     public func buckets(of reference: SensorReference, after: Timestamp, before: Timestamp,
                         count: Int) throws -> (Sensor, [Bucket]) {
         try pool.read { db in
             guard let sensor = try Self.fetchSensor(reference, in: db) else {
                 throw StoreError.sensorNotFound(reference)
             }
-            let length = before.milliseconds - after.milliseconds + 1
-            let statement = try db.cachedStatement(sql: """
-                SELECT (ts - ?1) * ?2 / ?3 AS span, avg(value), min(value), max(value), count(*)
-                FROM readings
-                WHERE sensor_id = ?4 AND ts >= ?1 AND ts <= ?5
-                GROUP BY span ORDER BY span
-                """)
-            let rows = try Row.fetchCursor(statement, arguments: [
-                after.milliseconds, count, length, sensor.id, before.milliseconds,
-            ])
-            var buckets: [Bucket] = []
-            while let row = try rows.next() {
-                let span: Int64 = row[0]
-                let start = after.milliseconds + (span * length + Int64(count) - 1) / Int64(count)
-                buckets.append(Bucket(timestamp: Timestamp(milliseconds: start),
-                                      mean: row[1], min: row[2], max: row[3], count: row[4]))
+            guard after <= before, count >= 1 else { return (sensor, []) }
+            let spans = BucketSpans(after: after.milliseconds, before: before.milliseconds, count: count)
+            let levels = spans.rollupLevels
+            if levels.isEmpty {
+                return (sensor, try Self.bucketsFromReadings(of: sensor.id, spans, in: db))
             }
-            return (sensor, buckets)
+            var cover = RollupCover(sensorID: sensor.id, spans: spans, levels: levels)
+            try cover.cover(from: spans.after, through: spans.before, in: db)
+            return (sensor, spans.buckets(from: cover.aggregates))
         }
+    }
+
+    private static func bucketsFromReadings(of sensorID: Int64, _ spans: BucketSpans,
+                                            in db: Database) throws -> [Bucket] {
+        let statement = try db.cachedStatement(sql: """
+            SELECT (ts - ?1) * ?2 / ?3 AS span, avg(value), min(value), max(value), count(*)
+            FROM readings
+            WHERE sensor_id = ?4 AND ts >= ?1 AND ts <= ?5
+            GROUP BY span ORDER BY span
+            """)
+        let rows = try Row.fetchCursor(statement, arguments: [
+            spans.after, spans.count, spans.length, sensorID, spans.before,
+        ])
+        var buckets: [Bucket] = []
+        while let row = try rows.next() {
+            let span: Int = row[0]
+            buckets.append(Bucket(timestamp: Timestamp(milliseconds: spans.start(ofSpan: span)),
+                                  mean: row[1], min: row[2], max: row[3], count: row[4]))
+        }
+        return buckets
     }
 }

@@ -73,24 +73,37 @@ extension SenseiStore {
 
     private static func insert(_ readings: [ReadingInput], sensorID: Int64, receivedAt: Timestamp,
                                in db: Database) throws {
-        let insert = try db.cachedStatement(sql: """
+        let insert = BoundStatement(try db.cachedStatement(sql: """
             INSERT INTO readings (sensor_id, ts, value) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
-            """)
-        let replace = try db.cachedStatement(sql: "UPDATE readings SET value = ? WHERE sensor_id = ? AND ts = ?")
+            """))
+        // `value <> ?`: a retry that resends the same value changes nothing,
+        // and so costs the rollups nothing.
+        let replace = BoundStatement(try db.cachedStatement(sql: """
+            UPDATE readings SET value = ?1 WHERE sensor_id = ?2 AND ts = ?3 AND value <> ?1
+            """))
         var added = 0
         var newest: (ts: Int64, value: Double)?
+        var rollups = RollupChanges()
         for reading in readings {
             var ts = reading.timestamp?.milliseconds ?? receivedAt.milliseconds
             while true {
-                try insert.execute(arguments: [sensorID, ts, reading.value])
+                insert.bind(1, sensorID)
+                insert.bind(2, ts)
+                insert.bind(3, reading.value)
+                try insert.run()
                 if db.changesCount == 1 {
                     added += 1
+                    rollups.added(reading.value, at: ts)
                     break
                 }
                 if reading.timestamp == nil {
                     ts += 1
                 } else {
-                    try replace.execute(arguments: [reading.value, sensorID, ts])
+                    replace.bind(1, reading.value)
+                    replace.bind(2, sensorID)
+                    replace.bind(3, ts)
+                    try replace.run()
+                    if db.changesCount == 1 { rollups.replaced(at: ts) }
                     break
                 }
             }
@@ -98,6 +111,7 @@ extension SenseiStore {
             if newest == nil || ts >= newest!.ts { newest = (ts, reading.value) }
         }
         guard let newest else { return }
+        try rollups.apply(to: sensorID, in: db)
         let update = try db.cachedStatement(sql: """
             UPDATE sensors SET
                 reading_count = reading_count + ?1,

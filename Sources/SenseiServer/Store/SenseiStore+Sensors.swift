@@ -77,14 +77,17 @@ extension SenseiStore {
         }
     }
 
-    /// Deletes a sensor and all its readings.
+    /// Deletes a sensor, all its readings and their rollups.
     public func deleteSensor(_ reference: SensorReference) throws {
         try groupCommit.write { db in
             guard let sensor = try Self.fetchSensor(reference, in: db) else {
                 throw StoreError.sensorNotFound(reference)
             }
-            // Readings first, explicitly: one range delete on the clustered key.
+            // Readings and rollups first, explicitly: one range delete each on
+            // the clustered key.
             try db.execute(sql: "DELETE FROM readings WHERE sensor_id = ?", arguments: [sensor.id])
+            try db.execute(sql: "DELETE FROM rollups_minute WHERE sensor_id = ?", arguments: [sensor.id])
+            try db.execute(sql: "DELETE FROM rollups_hour WHERE sensor_id = ?", arguments: [sensor.id])
             try db.execute(sql: "DELETE FROM sensors WHERE id = ?", arguments: [sensor.id])
         }
     }

@@ -1,0 +1,76 @@
+import GRDB
+
+/// What one write does to a sensor's rollups, gathered in memory so that a
+/// batch costs one upsert per minute and hour it touches, not one per reading.
+///
+/// A new reading only adds to its minute and hour. A replaced value is rarer
+/// and breaks that: the old value may have been the minute's min or max, and
+/// is part of its sum. So its minute is recomputed from the readings, and its
+/// hour from the minutes.
+struct RollupChanges {
+    private var minutes: [Int64: Aggregate] = [:]
+    private var replacedMinutes: Set<Int64> = []
+
+    mutating func added(_ value: Double, at ts: Int64) {
+        minutes[RollupLevel.minute.start(of: ts), default: .empty].add(value)
+    }
+
+    mutating func replaced(at ts: Int64) {
+        replacedMinutes.insert(RollupLevel.minute.start(of: ts))
+    }
+
+    func apply(to sensorID: Int64, in db: Database) throws {
+        var hours: [Int64: Aggregate] = [:]
+        for (minute, aggregate) in minutes {
+            hours[RollupLevel.hour.start(of: minute), default: .empty].merge(aggregate)
+        }
+        // In key order: neighbouring rows share b-tree pages.
+        try Self.add(minutes, to: .minute, of: sensorID, in: db)
+        try Self.add(hours, to: .hour, of: sensorID, in: db)
+        guard !replacedMinutes.isEmpty else { return }
+        // After the additions, so that a minute both added to and replaced in
+        // this write ends up as its readings say.
+        let recomputeMinute = try db.cachedStatement(sql: """
+            INSERT INTO rollups_minute (sensor_id, start, count, sum, min, max)
+            SELECT ?1, ?2, count(*), sum(value), min(value), max(value) FROM readings
+            WHERE sensor_id = ?1 AND ts >= ?2 AND ts < ?2 + 60000
+            ON CONFLICT DO UPDATE SET
+                count = excluded.count, sum = excluded.sum, min = excluded.min, max = excluded.max
+            """)
+        var replacedHours: Set<Int64> = []
+        for minute in replacedMinutes.sorted() {
+            try recomputeMinute.execute(arguments: [sensorID, minute])
+            replacedHours.insert(RollupLevel.hour.start(of: minute))
+        }
+        let recomputeHour = try db.cachedStatement(sql: """
+            INSERT INTO rollups_hour (sensor_id, start, count, sum, min, max)
+            SELECT ?1, ?2, sum(count), sum(sum), min(min), max(max) FROM rollups_minute
+            WHERE sensor_id = ?1 AND start >= ?2 AND start < ?2 + 3600000
+            ON CONFLICT DO UPDATE SET
+                count = excluded.count, sum = excluded.sum, min = excluded.min, max = excluded.max
+            """)
+        for hour in replacedHours.sorted() {
+            try recomputeHour.execute(arguments: [sensorID, hour])
+        }
+    }
+
+    private static func add(_ aggregates: [Int64: Aggregate], to level: RollupLevel, of sensorID: Int64,
+                            in db: Database) throws {
+        let upsert = BoundStatement(try db.cachedStatement(sql: """
+            INSERT INTO \(level.table) (sensor_id, start, count, sum, min, max) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT DO UPDATE SET
+                count = count + excluded.count, sum = sum + excluded.sum,
+                min = min(min, excluded.min), max = max(max, excluded.max)
+            """))
+        for start in aggregates.keys.sorted() {
+            let aggregate = aggregates[start]!
+            upsert.bind(1, sensorID)
+            upsert.bind(2, start)
+            upsert.bind(3, aggregate.count)
+            upsert.bind(4, aggregate.sum)
+            upsert.bind(5, aggregate.min)
+            upsert.bind(6, aggregate.max)
+            try upsert.run()
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import GRDB
+
+/// A sensor's readings aggregated per span from the rollups, equal to what one
+/// pass over the readings gives (but for the rounding of sums).
+///
+/// A rollup row that lies whole inside one span is added as a whole; a row
+/// across a span boundary or a range end is covered by the next finer level,
+/// and a minute across a boundary reading by reading. Each boundary cuts at
+/// most one row per level, so a year in 200 spans reads its ~9,000 hours, the
+/// minutes of at most 201 hours and the readings of at most 201 minutes,
+/// instead of a million readings.
+struct RollupCover {
+    private let sensorID: Int64
+    private let spans: BucketSpans
+    private let levels: [RollupLevel]
+    private(set) var aggregates: [Aggregate]
+
+    /// `levels` coarsest first.
+    init(sensorID: Int64, spans: BucketSpans, levels: [RollupLevel]) {
+        self.sensorID = sensorID
+        self.spans = spans
+        self.levels = levels
+        aggregates = Array(repeating: .empty, count: Int(spans.count))
+    }
+
+    /// Adds the readings from `lo` through `hi` (inclusive, inside the range),
+    /// reading the rollups of `levels[depth...]` and then the readings.
+    mutating func cover(from lo: Int64, through hi: Int64, depth: Int = 0, in db: Database) throws {
+        guard depth < levels.count else {
+            return try addReadings(from: lo, through: hi, in: db)
+        }
+        let level = levels[depth]
+        let statement = try db.cachedStatement(sql: """
+            SELECT start, count, sum, min, max FROM \(level.table)
+            WHERE sensor_id = ? AND start >= ? AND start <= ?
+            """)
+        // Cut rows are covered after the scan, so that no statement runs
+        // while another of the same level is still stepping.
+        var cut: [(lo: Int64, hi: Int64)] = []
+        let rows = try Row.fetchCursor(statement, arguments: [sensorID, level.start(of: lo), hi])
+        while let row = try rows.next() {
+            let start: Int64 = row[0]
+            let end = start + level.width - 1
+            if start >= lo, end <= hi, spans.span(of: start) == spans.span(of: end) {
+                aggregates[spans.span(of: start)].merge(Aggregate(row, from: 1))
+            } else {
+                cut.append((max(start, lo), min(end, hi)))
+            }
+        }
+        for part in cut {
+            try cover(from: part.lo, through: part.hi, depth: depth + 1, in: db)
+        }
+    }
+
+    private mutating func addReadings(from lo: Int64, through hi: Int64, in db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            SELECT ts, value FROM readings WHERE sensor_id = ? AND ts >= ? AND ts <= ?
+            """)
+        let rows = try Row.fetchCursor(statement, arguments: [sensorID, lo, hi])
+        while let row = try rows.next() {
+            aggregates[spans.span(of: row[0])].add(row[1])
+        }
+    }
+}
