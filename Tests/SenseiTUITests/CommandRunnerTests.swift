@@ -20,7 +20,10 @@ final class MessageCollector: Sendable {
     var history: [Msg] { delivered.withLock { $0 } }
 
     /// The first message not yet taken that `matches`, waiting up to `seconds`.
-    func take<T>(within seconds: Double = 5, _ matches: (Msg) -> T?) async throws -> T {
+    /// Generous: on a loaded 2-core CI machine the tests that block their
+    /// threads can hold the concurrency pool for seconds; a passing run still
+    /// returns in milliseconds.
+    func take<T>(within seconds: Double = 30, _ matches: (Msg) -> T?) async throws -> T {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             let found = messages.withLock { list -> T? in
