@@ -81,7 +81,35 @@ final class GroupCommit: Sendable {
         stopped.signal()
     }
 
+    /// Runs the writes in one transaction. Optimistically without savepoints
+    /// (two extra statements a write); if one of them fails, the whole
+    /// transaction is rolled back and run again with each write in its own
+    /// savepoint, so that only the failing one is refused.
     private func commit(_ writes: [PendingWrite]) {
+        var outcomes: [Result<any Sendable, any Error>] = []
+        outcomes.reserveCapacity(writes.count)
+        do {
+            try pool.write { db in
+                outcomes.removeAll(keepingCapacity: true)
+                for write in writes {
+                    do {
+                        outcomes.append(.success(try write.work(db)))
+                    } catch {
+                        throw WriteFailed()
+                    }
+                }
+            }
+            commits.add(1, ordering: .releasing)
+        } catch is WriteFailed {
+            return commitIsolated(writes)
+        } catch {
+            // The transaction could not begin or commit: nothing in it was stored.
+            outcomes = writes.map { _ in .failure(error) }
+        }
+        for (write, outcome) in zip(writes, outcomes) { write.completion(outcome) }
+    }
+
+    private func commitIsolated(_ writes: [PendingWrite]) {
         var outcomes: [Result<any Sendable, any Error>] = []
         outcomes.reserveCapacity(writes.count)
         do {
@@ -102,12 +130,14 @@ final class GroupCommit: Sendable {
             }
             commits.add(1, ordering: .releasing)
         } catch {
-            // The transaction could not begin or commit: nothing in it was stored.
             outcomes = writes.map { _ in .failure(error) }
         }
         for (write, outcome) in zip(writes, outcomes) { write.completion(outcome) }
     }
 }
+
+/// A write threw in the optimistic pass: roll back and isolate.
+private struct WriteFailed: Error {}
 
 enum GroupCommitError: Error, CustomStringConvertible {
     case stopped
