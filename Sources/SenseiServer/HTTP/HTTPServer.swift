@@ -128,9 +128,7 @@ public final class HTTPServer: Sendable {
                 }
                 if let refusal {
                     pending.answered = true
-                    queue(.error(refusal), on: connection,
-                          request: RequestLabel(id: id, started: pending.started,
-                                                method: String(cString: method), path: String(cString: url)))
+                    queue(.error(refusal), on: connection, request: label(pending, method, url))
                 }
             }
             return true
@@ -162,9 +160,7 @@ public final class HTTPServer: Sendable {
         pending.answered = true
         guard pending.receivedBytes <= configuration.maxBodyBytes, !pending.overloaded else {
             let refusal: APIError = pending.overloaded ? .overloaded : .payloadTooLarge(limit: configuration.maxBodyBytes)
-            queue(.error(refusal), on: connection,
-                  request: RequestLabel(id: pending.id, started: pending.started,
-                                        method: String(cString: method), path: String(cString: url)))
+            queue(.error(refusal), on: connection, request: label(pending, method, url))
             return true
         }
         let request = Request(
@@ -177,6 +173,12 @@ public final class HTTPServer: Sendable {
         handler(request, responder)
         responder.handlerReturned()
         return true
+    }
+
+    /// The log label of a request refused before a `Request` was built.
+    private func label(_ pending: PendingRequest, _ method: UnsafePointer<CChar>,
+                       _ url: UnsafePointer<CChar>) -> RequestLabel {
+        RequestLabel(id: pending.id, started: pending.started, method: String(cString: method), path: String(cString: url))
     }
 
     /// Counts `bytes` against the body budget for `pending`; false, and

@@ -86,22 +86,14 @@ final class GroupCommit: Sendable {
     /// transaction is rolled back and run again with each write in its own
     /// savepoint, so that only the failing one is refused.
     private func commit(_ writes: [PendingWrite]) {
-        var outcomes: [Result<any Sendable, any Error>] = []
-        outcomes.reserveCapacity(writes.count)
+        var outcomes: [Result<any Sendable, any Error>]
         do {
-            try pool.write { db in
-                outcomes.removeAll(keepingCapacity: true)
-                for write in writes {
-                    do {
-                        outcomes.append(.success(try write.work(db)))
-                    } catch {
-                        throw WriteFailed()
-                    }
-                }
+            do {
+                outcomes = try transaction(writes, isolating: false)
+            } catch is WriteFailed {
+                outcomes = try transaction(writes, isolating: true)
             }
             commits.add(1, ordering: .releasing)
-        } catch is WriteFailed {
-            return commitIsolated(writes)
         } catch {
             // The transaction could not begin or commit: nothing in it was stored.
             outcomes = writes.map { _ in .failure(error) }
@@ -109,30 +101,35 @@ final class GroupCommit: Sendable {
         for (write, outcome) in zip(writes, outcomes) { write.completion(outcome) }
     }
 
-    private func commitIsolated(_ writes: [PendingWrite]) {
+    /// One transaction over `writes`. Not isolating, the first failing write
+    /// throws `WriteFailed` and rolls everything back.
+    private func transaction(_ writes: [PendingWrite], isolating: Bool) throws -> [Result<any Sendable, any Error>] {
         var outcomes: [Result<any Sendable, any Error>] = []
         outcomes.reserveCapacity(writes.count)
-        do {
-            try pool.write { db in
-                outcomes.removeAll(keepingCapacity: true)
-                for write in writes {
-                    var outcome: Result<any Sendable, any Error> = .failure(CancellationError())
+        try pool.write { db in
+            outcomes.removeAll(keepingCapacity: true)
+            for write in writes {
+                guard isolating else {
                     do {
-                        try db.inSavepoint {
-                            outcome = .success(try write.work(db))
-                            return .commit
-                        }
+                        outcomes.append(.success(try write.work(db)))
                     } catch {
-                        outcome = .failure(error)
+                        throw WriteFailed()
                     }
-                    outcomes.append(outcome)
+                    continue
                 }
+                var outcome: Result<any Sendable, any Error> = .failure(CancellationError())
+                do {
+                    try db.inSavepoint {
+                        outcome = .success(try write.work(db))
+                        return .commit
+                    }
+                } catch {
+                    outcome = .failure(error)
+                }
+                outcomes.append(outcome)
             }
-            commits.add(1, ordering: .releasing)
-        } catch {
-            outcomes = writes.map { _ in .failure(error) }
         }
-        for (write, outcome) in zip(writes, outcomes) { write.completion(outcome) }
+        return outcomes
     }
 }
 
