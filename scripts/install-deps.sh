@@ -4,7 +4,8 @@
 set -euo pipefail
 
 # Extra package names may be given as arguments (bench/run.sh adds wrk).
-packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libncurses-dev tmux "$@")
+# openssl and curl: the TLS tests make a certificate and talk HTTPS with them.
+packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libncurses-dev tmux openssl curl "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

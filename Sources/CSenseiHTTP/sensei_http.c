@@ -2,6 +2,7 @@
 
 #include <microhttpd.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -14,6 +15,9 @@ struct sensei_callbacks {
     sensei_completed_fn completed;
     sensei_log_fn log;
     void *cls;
+    int starting;             // set while MHD_start_daemon runs on `starter`
+    pthread_t starter;
+    char first_error[256];    // MHD's first message from `starter` during the start
 };
 
 // One set of callbacks per daemon, owned by the daemon (freed in stop).
@@ -43,6 +47,12 @@ static void log_trampoline(void *cls, const char *format, va_list args) {
     size_t length = strlen(message);
     while (length > 0 && (message[length - 1] == '\n' || message[length - 1] == '\r')) {
         message[--length] = '\0';
+    }
+    // Kept so that a failed start can say why (a refused TLS key, say), not
+    // only that it failed. Only the thread running MHD_start_daemon writes it.
+    if (callbacks->starting && pthread_equal(pthread_self(), callbacks->starter)) {
+        snprintf(callbacks->first_error, sizeof callbacks->first_error, "%s", message);
+        callbacks->starting = 0;
     }
     callbacks->log(callbacks->cls, message);
 }
@@ -80,7 +90,21 @@ struct sensei_daemon {
     struct MHD_Daemon *daemon;
     struct sensei_callbacks callbacks;
     MHD_socket listen_socket;  // set by quiesce
+    // Our own copies of the PEM text: the caller's strings live only for the
+    // call, and MHD keeps the pointers it is given.
+    char *tls_cert_pem;
+    char *tls_key_pem;
 };
+
+static void free_handle(struct sensei_daemon *handle) {
+    free(handle->tls_cert_pem);
+    if (handle->tls_key_pem) {
+        // A private key: wipe it before giving the memory back.
+        memset(handle->tls_key_pem, 0, strlen(handle->tls_key_pem));
+        free(handle->tls_key_pem);
+    }
+    free(handle);
+}
 
 struct sensei_daemon *sensei_daemon_start(const struct sensei_daemon_config *config,
                                        sensei_access_fn access,
@@ -129,7 +153,7 @@ struct sensei_daemon *sensei_daemon_start(const struct sensei_daemon_config *con
         flags |= MHD_USE_TLS;
     }
 
-    struct sensei_daemon *handle = malloc(sizeof *handle);
+    struct sensei_daemon *handle = calloc(1, sizeof *handle);
     if (!handle) {
         snprintf(error, error_size, "out of memory");
         return NULL;
@@ -139,6 +163,15 @@ struct sensei_daemon *sensei_daemon_start(const struct sensei_daemon_config *con
     callbacks->completed = completed;
     callbacks->log = log;
     callbacks->cls = cls;
+    if (tls) {
+        handle->tls_cert_pem = strdup(config->tls_cert_pem);
+        handle->tls_key_pem = strdup(config->tls_key_pem);
+        if (!handle->tls_cert_pem || !handle->tls_key_pem) {
+            snprintf(error, error_size, "out of memory");
+            free_handle(handle);
+            return NULL;
+        }
+    }
 
     struct MHD_OptionItem options[16];
     int n = 0;
@@ -157,13 +190,13 @@ struct sensei_daemon *sensei_daemon_start(const struct sensei_daemon_config *con
                                            (intptr_t)config->connection_memory_limit, NULL};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL};
     if (tls) {
-        options[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0,
-                                               (void *)config->tls_cert_pem};
-        options[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0,
-                                               (void *)config->tls_key_pem};
+        options[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, handle->tls_cert_pem};
+        options[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, handle->tls_key_pem};
     }
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
 
+    callbacks->starter = pthread_self();
+    callbacks->starting = 1;
     struct MHD_Daemon *daemon = MHD_start_daemon(flags, config->port, NULL, NULL,
                                                  access_trampoline, callbacks,
                                                  // The logger first, so that MHD routes
@@ -171,10 +204,16 @@ struct sensei_daemon *sensei_daemon_start(const struct sensei_daemon_config *con
                                                  MHD_OPTION_EXTERNAL_LOGGER, log_trampoline, callbacks,
                                                  MHD_OPTION_ARRAY, options,
                                                  MHD_OPTION_END);
+    callbacks->starting = 0;
     if (!daemon) {
-        snprintf(error, error_size, "cannot listen on %s port %u (in use, or not allowed)",
-                 host ? host : "0.0.0.0", (unsigned)config->port);
-        free(handle);
+        if (callbacks->first_error[0]) {
+            snprintf(error, error_size, "cannot start on %s port %u: %s",
+                     host ? host : "0.0.0.0", (unsigned)config->port, callbacks->first_error);
+        } else {
+            snprintf(error, error_size, "cannot listen on %s port %u (in use, or not allowed)",
+                     host ? host : "0.0.0.0", (unsigned)config->port);
+        }
+        free_handle(handle);
         return NULL;
     }
     handle->daemon = daemon;
@@ -200,7 +239,7 @@ void sensei_daemon_stop(struct sensei_daemon *handle) {
     if (handle->listen_socket != MHD_INVALID_SOCKET) {
         close(handle->listen_socket);
     }
-    free(handle);
+    free_handle(handle);
 }
 
 const char *sensei_request_header(struct MHD_Connection *connection, const char *name) {

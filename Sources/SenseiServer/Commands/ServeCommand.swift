@@ -32,12 +32,21 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(name: .customLong("tls-cert"), help: "PEM certificate (chain) to serve HTTPS with; needs --tls-key.")
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: "The certificate's PEM private key, unencrypted (keep it mode 0600).")
+    var tlsKey: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
         guard timeout >= 1 else { throw ValidationError("--timeout must be at least 1 second") }
         guard maxBodyBytes >= 1024 else { throw ValidationError("--max-body-bytes must be at least 1024") }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together: both for HTTPS, neither for HTTP")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -61,6 +70,14 @@ struct ServeCommand: ParsableCommand {
         configuration.http.connectionLimit = maxConnections
         configuration.http.connectionTimeout = timeout
         configuration.http.maxBodyBytes = maxBodyBytes
+        if let tlsCertificate, let tlsKey {
+            let files = try TLSFiles.load(certificate: tlsCertificate, key: tlsKey)
+            configuration.http.tlsCertificatePEM = files.certificatePEM
+            configuration.http.tlsKeyPEM = files.keyPEM
+            if files.keyIsExposed {
+                logger.warning("\(tlsKey) can be read by other users: chmod 600 it")
+            }
+        }
 
         // A peer closing early must not kill the process.
         signal(SIGPIPE, SIG_IGN)
@@ -68,7 +85,7 @@ struct ServeCommand: ParsableCommand {
 
         let application = try SenseiApplication(configuration: configuration, logger: logger)
         try application.start()
-        logger.notice("listening on http://\(host):\(application.port), data in \(configuration.dataDirectory)")
+        logger.notice("listening on \(configuration.http.scheme)://\(host):\(application.port), data in \(configuration.dataDirectory)")
 
         let received = stop.wait()
         logger.notice("signal \(received): stopping")

@@ -30,8 +30,13 @@ public final class HTTPServer: Sendable {
         /// Bodies held in memory by all requests together; past it new ones
         /// get 503, so memory stays bounded whatever the number of connections.
         public var maxBufferedBodyBytes: Int = 16 << 20
+        /// PEM text (not paths) of the certificate chain and its private
+        /// key: both set, HTTPS through GnuTLS; both nil, plain HTTP.
         public var tlsCertificatePEM: String?
         public var tlsKeyPEM: String?
+
+        /// "https" or "http", for the URLs the server logs.
+        public var scheme: String { tlsCertificatePEM == nil ? "http" : "https" }
 
         public init() {}
     }

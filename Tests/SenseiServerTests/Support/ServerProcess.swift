@@ -30,7 +30,7 @@ struct ServerProcess {
         let server = ServerProcess(process: process, errorPipe: errorPipe, output: output)
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
-            if let range = server.log.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+            if let range = server.log.range(of: #"listening on https?://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
                 let port = Int(server.log[range].split(separator: ":").last!)!
                 return (server, port)
             }
