@@ -25,11 +25,14 @@ public final class SenseiApplication: Sendable {
     private let authenticator: Authenticator
     private let router: Router
     private let http: HTTPServer
+    private let directoryLock: DataDirectoryLock
 
     public init(configuration: Configuration, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
         try DataDirectory.prepare(configuration.dataDirectory)
+        // One server a data directory, and none while `restore` swaps its database.
+        directoryLock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "sensei-server serve")
         store = try SenseiStore(path: configuration.databasePath)
         authenticator = Authenticator(store: store, presharedToken: configuration.presharedToken, logger: logger)
         router = Self.routes(store: store)
@@ -67,6 +70,7 @@ public final class SenseiApplication: Sendable {
         } catch {
             logger.error("closing the database failed: \(error)")
         }
+        directoryLock.release()
     }
 
     /// A server never runs open: with no token at all, make an admin token and

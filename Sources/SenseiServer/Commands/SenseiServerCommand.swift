@@ -1,11 +1,11 @@
 import ArgumentParser
 
-/// `sensei-server`: serve by default, or manage tokens.
+/// `sensei-server`: serve by default, manage tokens, back up and restore.
 public struct SenseiServerCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "sensei-server",
         abstract: "The Sensei sensor hub: devices post readings over HTTP, dashboards read them.",
-        subcommands: [ServeCommand.self, TokenCommand.self],
+        subcommands: [ServeCommand.self, TokenCommand.self, BackupCommand.self, RestoreCommand.self],
         defaultSubcommand: ServeCommand.self)
 
     public init() {}
