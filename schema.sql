@@ -1,4 +1,4 @@
--- Sensei server schema, version 1.
+-- Sensei server schema, version 2.
 -- The server applies this file, byte for byte, to a new database. Times are
 -- INTEGER milliseconds since the Unix epoch, UTC.
 
@@ -19,7 +19,11 @@ CREATE TABLE sensors (
     -- never scans their readings.
     reading_count INTEGER NOT NULL DEFAULT 0,
     latest_ts     INTEGER,
-    latest_value  REAL
+    latest_value  REAL,
+    -- Readings older than this many days are deleted by the server's
+    -- retention sweep; NULL keeps them forever. Added in version 2, last so
+    -- that a migrated table has the same columns in the same order.
+    retention_days INTEGER CHECK (retention_days > 0)
 );
 
 -- Clustered on (sensor, time): one sensor's range is one contiguous read.
@@ -64,4 +68,4 @@ CREATE TABLE tokens (
     last_used_at INTEGER
 );
 
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;

@@ -9,9 +9,16 @@ public struct Sensor: Sendable, Hashable {
     public var updatedAt: Timestamp
     public var latest: Reading?
     public var count: Int
+    /// Days the server keeps readings; nil keeps them forever (and is what a
+    /// server older than retention implies, since it does not send the field).
+    public var retentionDays: Int?
+
+    /// The longest retention the server takes: a hundred years.
+    public static let maximumRetentionDays = 36_500
 
     public init(id: Int64, code: String, name: String, units: String, valueType: ValueType,
-                createdAt: Timestamp, updatedAt: Timestamp, latest: Reading?, count: Int) {
+                createdAt: Timestamp, updatedAt: Timestamp, latest: Reading?, count: Int,
+                retentionDays: Int? = nil) {
         self.id = id
         self.code = code
         self.name = name
@@ -21,6 +28,7 @@ public struct Sensor: Sendable, Hashable {
         self.updatedAt = updatedAt
         self.latest = latest
         self.count = count
+        self.retentionDays = retentionDays
     }
 
     public func write(to writer: inout JSONWriter) {
@@ -43,6 +51,8 @@ public struct Sensor: Sendable, Hashable {
         if let latest { latest.write(to: &writer) } else { writer.null() }
         writer.key("count")
         writer.int(count)
+        writer.key("retentionDays")
+        if let retentionDays { writer.int(retentionDays) } else { writer.null() }
         writer.endObject()
     }
 
@@ -59,7 +69,13 @@ public struct Sensor: Sendable, Hashable {
         if let latestJSON = json["latest"], !latestJSON.isNull {
             latest = try Reading(json: latestJSON)
         }
+        var retentionDays: Int?
+        if let retentionJSON = json["retentionDays"], !retentionJSON.isNull {
+            guard let days = retentionJSON.intValue else { throw WireFormatError("malformed sensor") }
+            retentionDays = days
+        }
         self.init(id: Int64(id), code: code, name: name, units: units, valueType: type,
-                  createdAt: created, updatedAt: updated, latest: latest, count: count)
+                  createdAt: created, updatedAt: updated, latest: latest, count: count,
+                  retentionDays: retentionDays)
     }
 }

@@ -10,7 +10,7 @@ private let external = Sensor(
 
 private let externalJSON = #"{"id":1,"code":"temperature_ext","name":"External Temperature","units":"°C","#
     + #""valueType":"float","createdAt":"2025-01-09T10:00:00Z","updatedAt":"2025-01-09T12:00:00Z","#
-    + #""latest":{"timestamp":"2025-01-09T12:00:00Z","value":23.5},"count":1234}"#
+    + #""latest":{"timestamp":"2025-01-09T12:00:00Z","value":23.5},"count":1234,"retentionDays":null}"#
 
 private func written(_ write: (inout JSONWriter) -> Void) -> String {
     var writer = JSONWriter()
@@ -39,7 +39,8 @@ private func wireError<T>(_ make: () throws(WireFormatError) -> T) -> WireFormat
             id: 9_007_199_254_740_991, code: "door-1", name: "Front \"door\"", units: "", valueType: .bool,
             createdAt: Timestamp(milliseconds: -1), updatedAt: Timestamp(milliseconds: 0), latest: nil, count: 0)
         let expected = #"{"id":9007199254740991,"code":"door-1","name":"Front \"door\"","units":"","valueType":"bool","#
-            + #""createdAt":"1969-12-31T23:59:59.999Z","updatedAt":"1970-01-01T00:00:00Z","latest":null,"count":0}"#
+            + #""createdAt":"1969-12-31T23:59:59.999Z","updatedAt":"1970-01-01T00:00:00Z","latest":null,"count":0,"#
+            + #""retentionDays":null}"#
         #expect(written(sensor.write) == expected)
     }
 
@@ -63,6 +64,7 @@ private func wireError<T>(_ make: () throws(WireFormatError) -> T) -> WireFormat
         second.valueType = .int
         second.latest = nil
         second.count = 0
+        second.retentionDays = 30
         let text = written { writer in
             writer.beginObject()
             writer.key("sensors")
@@ -73,7 +75,8 @@ private func wireError<T>(_ make: () throws(WireFormatError) -> T) -> WireFormat
             writer.endObject()
         }
         let expectedSecond = #"{"id":2,"code":"hum","name":"Humidity","units":"%","valueType":"int","#
-            + #""createdAt":"2025-01-09T10:00:00Z","updatedAt":"2025-01-09T12:00:00Z","latest":null,"count":0}"#
+            + #""createdAt":"2025-01-09T10:00:00Z","updatedAt":"2025-01-09T12:00:00Z","latest":null,"count":0,"#
+            + #""retentionDays":30}"#
         #expect(text == #"{"sensors":["# + externalJSON + "," + expectedSecond + "]}")
     }
 
@@ -85,6 +88,8 @@ private func wireError<T>(_ make: () throws(WireFormatError) -> T) -> WireFormat
                latest: Reading(timestamp: Timestamp(milliseconds: -14_182_940_001), value: -0.125), count: 7),
         Sensor(id: 0, code: "b", name: "", units: "", valueType: .bool, createdAt: noon, updatedAt: noon,
                latest: nil, count: 0),
+        Sensor(id: 5, code: "kept", name: "Kept", units: "W", valueType: .float, createdAt: noon, updatedAt: noon,
+               latest: nil, count: 0, retentionDays: Sensor.maximumRetentionDays),
     ])
     func sensorRoundTrip(sensor: Sensor) throws {
         let json = try JSONParser.parse(written(sensor.write))
@@ -95,6 +100,8 @@ private func wireError<T>(_ make: () throws(WireFormatError) -> T) -> WireFormat
         let json = try JSONParser.parse(#"{"id":3,"code":"c","name":"C","units":"","valueType":"float","#
             + #""createdAt":"2025-01-09T10:00:00Z","updatedAt":"2025-01-09T12:00:00Z","count":0}"#)
         #expect(try Sensor(json: json).latest == nil)
+        // Servers before retention send no retentionDays: readings are kept forever.
+        #expect(try Sensor(json: json).retentionDays == nil)
     }
 
     @Test(arguments: [
@@ -109,6 +116,8 @@ private func wireError<T>(_ make: () throws(WireFormatError) -> T) -> WireFormat
         (#""updatedAt":"2025-01-09T12:00:00Z""#, #""updatedAt":"2025-02-30T12:00:00Z""#),
         (#""count":1234"#, #""count":12.5"#),
         (#""count":1234"#, #""counts":1234"#),
+        (#""retentionDays":null"#, #""retentionDays":"30""#),
+        (#""retentionDays":null"#, #""retentionDays":1.5"#),
     ] as [(String, String)])
     func malformedSensors(original: String, replacement: String) throws {
         let text = externalJSON.replacingFirst(original, with: replacement)

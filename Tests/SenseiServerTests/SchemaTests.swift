@@ -26,7 +26,7 @@ struct SchemaTests {
             #expect(actual == expected)
             #expect(actual.contains { $0.contains("WITHOUT ROWID") })
             let version = try server.store.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") }
-            #expect(version == 1)
+            #expect(version == SenseiStore.schemaVersion)
             let mode = try server.store.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
             #expect(mode == "wal")
             let synchronous = try server.store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }

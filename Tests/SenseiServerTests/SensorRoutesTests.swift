@@ -19,7 +19,8 @@ struct SensorRoutesTests {
             #expect(sensor.valueType == .int)
             #expect(sensor.latest == nil)
             #expect(sensor.count == 0)
-            #expect(created.text.contains(#""latest":null,"count":0}"#))
+            #expect(sensor.retentionDays == nil)
+            #expect(created.text.contains(#""latest":null,"count":0,"retentionDays":null}"#))
 
             let list = try server.reader.get("/sensors").json
             #expect(list["sensors"]?.arrayValue?.count == 1)
@@ -63,7 +64,8 @@ struct SensorRoutesTests {
         (#"{"code":"bad code"}"#, "sensor code 'bad code' may only hold letters, digits, '_' and '-'"),
         (#"{"code":"a","valueType":"double"}"#, "valueType must be one of float, int, bool; found 'double'"),
         (#"{"code":"a","units":5}"#, "units must be a string, found a number"),
-        (#"{"code":"a","unit":"C"}"#, "unknown field 'unit'; expected code, name, units, valueType"),
+        (#"{"code":"a","unit":"C"}"#, "unknown field 'unit'; expected code, name, units, valueType, retentionDays"),
+        (#"{"code":"a","retentionDays":0}"#, Self.retentionRule + "; found 0"),
         (#"{"code":"a","name":""}"#, "name must not be empty"),
         ("[1,2]", "body must be a JSON object, found an array"),
     ])
@@ -88,6 +90,45 @@ struct SensorRoutesTests {
             #expect(sensor.updatedAt >= sensor.createdAt)
             #expect(try server.admin.patch("/sensors/99", json: #"{"name":"x"}"#).status == 404)
             #expect(try server.admin.patch("/sensors/t1", json: #"{"code":"t2"}"#).status == 422)
+        }
+    }
+
+    static let retentionRule =
+        "retentionDays must be a whole number of days from 1 to 36500, or null to keep readings forever"
+
+    @Test func retentionIsSetAtCreationChangedAndCleared() async throws {
+        try await withTestServer { server in
+            let created = try server.admin.post("/sensors", json: #"{"code":"power","retentionDays":30}"#)
+            #expect(created.status == 201)
+            #expect(try created.json["retentionDays"] == .number(30))
+            // Other fields leave it alone; a number changes it; null keeps readings forever.
+            #expect(try server.admin.patch("/sensors/power", json: #"{"units":"W"}"#).json["retentionDays"] == .number(30))
+            #expect(try server.admin.patch("/sensors/power", json: #"{"retentionDays":36500}"#).json["retentionDays"]
+                    == .number(36500))
+            #expect(try server.reader.get("/sensors").json["sensors"]?[0]?["retentionDays"] == .number(36500))
+            let cleared = try server.admin.patch("/sensors/power", json: #"{"retentionDays":null}"#)
+            #expect(cleared.status == 200)
+            #expect(try cleared.json["retentionDays"] == .null)
+            #expect(try Sensor(json: try server.reader.get("/sensors/power").json).retentionDays == nil)
+            #expect(try server.admin.post("/sensors", json: #"{"code":"b","retentionDays":null}"#).json["retentionDays"]
+                    == .null)
+            // Metadata is admin's.
+            #expect(try server.writer.patch("/sensors/power", json: #"{"retentionDays":1}"#).status == 403)
+        }
+    }
+
+    @Test(arguments: [
+        ("0", "found 0"), ("-1", "found -1"), ("1.5", "found 1.5"), ("36501", "found 36501"), ("1e300", "found 1e+300"),
+        (#""30""#, "found a string"), ("true", "found a boolean"), ("[30]", "found an array"), ("{}", "found an object"),
+    ])
+    func invalidRetentionIs422AndChangesNothing(value: String, found: String) async throws {
+        try await withTestServer { server in
+            _ = try server.admin.post("/sensors", json: #"{"code":"t","retentionDays":7}"#)
+            let response = try server.admin.patch("/sensors/t", json: #"{"name":"New","retentionDays":"# + value + "}")
+            expectError(response, 422, value)
+            #expect(response.errorMessage == Self.retentionRule + "; " + found)
+            let sensor = try #require(try server.store.sensor(.code("t")))
+            #expect(sensor.retentionDays == 7 && sensor.name == "T")
         }
     }
 

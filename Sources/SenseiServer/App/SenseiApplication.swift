@@ -10,6 +10,8 @@ public final class SenseiApplication: Sendable {
         public var http = HTTPServer.Configuration()
         /// `SENSEI_TOKEN`: one admin token shared out of band.
         public var presharedToken: String?
+        /// Seconds between retention sweeps (readings past their sensor's `retentionDays`).
+        public var retentionSweepInterval: TimeInterval = 60
 
         public init() {}
 
@@ -25,6 +27,7 @@ public final class SenseiApplication: Sendable {
     private let authenticator: Authenticator
     private let router: Router
     private let http: HTTPServer
+    private let retentionSweeper: RetentionSweeper
     private let directoryLock: DataDirectoryLock
 
     public init(configuration: Configuration, logger: Logger) throws {
@@ -36,6 +39,7 @@ public final class SenseiApplication: Sendable {
         store = try SenseiStore(path: configuration.databasePath)
         authenticator = Authenticator(store: store, presharedToken: configuration.presharedToken, logger: logger)
         router = Self.routes(store: store)
+        retentionSweeper = RetentionSweeper(store: store, interval: configuration.retentionSweepInterval, logger: logger)
         let router = router
         let authenticator = authenticator
         http = HTTPServer(configuration: configuration.http, logger: logger) { request, responder in
@@ -60,11 +64,14 @@ public final class SenseiApplication: Sendable {
     public func start() throws {
         try ensureAdminToken()
         try http.start()
+        retentionSweeper.start()
     }
 
-    /// Stops accepting, finishes requests in flight, closes the database.
+    /// Stops accepting, finishes requests in flight and the retention batch
+    /// under way, closes the database.
     public func shutdown() {
         http.shutdown()
+        retentionSweeper.stop()
         do {
             try store.close()
         } catch {

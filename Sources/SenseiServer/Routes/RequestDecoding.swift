@@ -62,6 +62,23 @@ enum RequestDecoding {
     }
 }
 
+extension RequestDecoding {
+    /// `retentionDays`: nil when absent, `.some(nil)` when null (keep the
+    /// readings forever), else whole days from 1 to `Sensor.maximumRetentionDays`.
+    static func retentionDays(in object: [String: JSONValue]) throws(APIError) -> Int?? {
+        guard let value = object["retentionDays"] else { return .none }
+        if value.isNull { return .some(nil) }
+        let rule = "a whole number of days from 1 to \(Sensor.maximumRetentionDays), or null to keep readings forever"
+        guard value.doubleValue != nil else {
+            throw .unprocessable("retentionDays must be \(rule); found \(value.typeName)")
+        }
+        guard let days = value.intValue, (1...Sensor.maximumRetentionDays).contains(days) else {
+            throw .unprocessable("retentionDays must be \(rule); found \(value.serialized)")
+        }
+        return days
+    }
+}
+
 extension StoreError {
     /// The API's answer to a store refusal.
     var apiError: APIError {

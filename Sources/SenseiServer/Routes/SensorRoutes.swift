@@ -43,7 +43,7 @@ struct SensorRoutes {
         guard let object = body.objectValue else {
             throw APIError.unprocessable("body must be a JSON object, found \(body.typeName)")
         }
-        try RequestDecoding.requireOnly(["code", "name", "units", "valueType"], in: object)
+        try RequestDecoding.requireOnly(["code", "name", "units", "valueType", "retentionDays"], in: object)
         guard let code = try RequestDecoding.string("code", in: object, maximumLength: 1000) else {
             throw APIError.unprocessable("code is missing")
         }
@@ -52,7 +52,8 @@ struct SensorRoutes {
             code: code,
             name: try RequestDecoding.string("name", in: object, maximumLength: 200, allowEmpty: false),
             units: try RequestDecoding.string("units", in: object, maximumLength: 50) ?? "",
-            valueType: try RequestDecoding.valueType(in: object) ?? .float)
+            valueType: try RequestDecoding.valueType(in: object) ?? .float,
+            retentionDays: try RequestDecoding.retentionDays(in: object) ?? nil)
         return .json(status: 201) { sensor.write(to: &$0) }
     }
 
@@ -62,12 +63,13 @@ struct SensorRoutes {
         guard let object = body.objectValue else {
             throw APIError.unprocessable("body must be a JSON object, found \(body.typeName)")
         }
-        try RequestDecoding.requireOnly(["name", "units", "valueType"], in: object)
+        try RequestDecoding.requireOnly(["name", "units", "valueType", "retentionDays"], in: object)
         let sensor = try store.updateSensor(
             reference,
             name: try RequestDecoding.string("name", in: object, maximumLength: 200, allowEmpty: false),
             units: try RequestDecoding.string("units", in: object, maximumLength: 50),
-            valueType: try RequestDecoding.valueType(in: object))
+            valueType: try RequestDecoding.valueType(in: object),
+            retentionDays: try RequestDecoding.retentionDays(in: object))
         return .json { sensor.write(to: &$0) }
     }
 

@@ -3,7 +3,8 @@ import SenseiModels
 
 extension SenseiStore {
     static let sensorColumns = """
-        id, code, name, units, value_type, created_at, updated_at, reading_count, latest_ts, latest_value
+        id, code, name, units, value_type, created_at, updated_at, reading_count, latest_ts, latest_value,
+        retention_days
         """
 
     static func sensor(from row: Row) -> Sensor {
@@ -13,7 +14,7 @@ extension SenseiStore {
             id: row[0], code: row[1], name: row[2], units: row[3],
             valueType: ValueType(rawValue: row[4]) ?? .float,
             createdAt: Timestamp(milliseconds: row[5]), updatedAt: Timestamp(milliseconds: row[6]),
-            latest: latest, count: row[7])
+            latest: latest, count: row[7], retentionDays: row[10])
     }
 
     /// Every sensor, oldest first.
@@ -40,39 +41,46 @@ extension SenseiStore {
     }
 
     /// Creates a sensor; `StoreError.codeTaken` if the code exists.
+    /// `retentionDays` nil keeps its readings forever.
     public func createSensor(code: String, name: String?, units: String, valueType: ValueType,
-                             at now: Timestamp = .now()) throws -> Sensor {
+                             retentionDays: Int? = nil, at now: Timestamp = .now()) throws -> Sensor {
         try groupCommit.write { db in
             if try Self.fetchSensor(.code(code), in: db) != nil { throw StoreError.codeTaken(code) }
-            let id = try Self.insertSensor(code: code, name: name, units: units, valueType: valueType, at: now, in: db)
+            let id = try Self.insertSensor(code: code, name: name, units: units, valueType: valueType,
+                                           retentionDays: retentionDays, at: now, in: db)
             return try Self.fetchSensor(.id(id), in: db)!
         }
     }
 
     static func insertSensor(code: String, name: String?, units: String, valueType: ValueType,
-                             at now: Timestamp, in db: Database) throws -> Int64 {
+                             retentionDays: Int? = nil, at now: Timestamp, in db: Database) throws -> Int64 {
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO sensors (code, name, units, value_type, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO sensors (code, name, units, value_type, created_at, updated_at, retention_days)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
         try statement.execute(arguments: [
             code, name ?? SensorCode.defaultName(for: code), units, valueType.rawValue,
-            now.milliseconds, now.milliseconds,
+            now.milliseconds, now.milliseconds, retentionDays,
         ])
         return db.lastInsertedRowID
     }
 
-    /// Changes a sensor's metadata; nil fields stay as they are.
+    /// Changes a sensor's metadata; nil fields stay as they are. For
+    /// `retentionDays`, `.some(nil)` keeps the readings forever.
     public func updateSensor(_ reference: SensorReference, name: String?, units: String?,
-                             valueType: ValueType?, at now: Timestamp = .now()) throws -> Sensor {
+                             valueType: ValueType?, retentionDays: Int?? = nil,
+                             at now: Timestamp = .now()) throws -> Sensor {
         try groupCommit.write { db in
             guard let sensor = try Self.fetchSensor(reference, in: db) else {
                 throw StoreError.sensorNotFound(reference)
             }
             try db.execute(
-                sql: "UPDATE sensors SET name = ?, units = ?, value_type = ?, updated_at = ? WHERE id = ?",
+                sql: """
+                    UPDATE sensors SET name = ?, units = ?, value_type = ?, retention_days = ?, updated_at = ?
+                    WHERE id = ?
+                    """,
                 arguments: [name ?? sensor.name, units ?? sensor.units, (valueType ?? sensor.valueType).rawValue,
-                            now.milliseconds, sensor.id])
+                            retentionDays ?? sensor.retentionDays, now.milliseconds, sensor.id])
             return try Self.fetchSensor(.id(sensor.id), in: db)!
         }
     }

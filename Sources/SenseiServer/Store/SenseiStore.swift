@@ -6,11 +6,19 @@ import SenseiModels
 /// The server's SQLite database: sensors, their readings and the API tokens.
 ///
 /// It owns a WAL `DatabasePool` (readers never wait for the writer), applies
-/// `schema.sql` on open, and funnels every reading write through a
-/// `GroupCommit` so that concurrent requests share one transaction and one sync.
+/// `schema.sql` to a new database and migrates an older one on open, and
+/// funnels every reading write through a `GroupCommit` so that concurrent
+/// requests share one transaction and one sync.
 public final class SenseiStore: Sendable {
     /// The schema version `schema.sql` declares with `PRAGMA user_version`.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
+
+    /// What takes a database of version `n` (the key) to `n + 1`, so that it
+    /// ends as `schema.sql` makes a new one (columns, types, constraints and
+    /// order; only the text SQLite keeps for the table differs).
+    static let migrations: [Int: String] = [
+        1: "ALTER TABLE sensors ADD COLUMN retention_days INTEGER CHECK (retention_days > 0)",
+    ]
 
     /// schema.sql as compiled into the binary.
     public static var schemaSQL: String { String(cString: sensei_schema_sql()) }
@@ -32,8 +40,10 @@ public final class SenseiStore: Sendable {
         // commit. Set here, on the writer, because DatabasePool sets NORMAL
         // after any prepareDatabase hook has run.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        groupCommit = GroupCommit(pool: pool)
+        // Before the writer thread starts: a refused or failed open leaves no
+        // thread behind holding the file.
         try Self.applySchema(to: pool)
+        groupCommit = GroupCommit(pool: pool)
         tokenLookup = try TokenLookup(path: path)
     }
 
@@ -53,7 +63,22 @@ public final class SenseiStore: Sendable {
                 }
             } else if version > schemaVersion {
                 throw StoreError.newerSchema(version)
+            } else if version < schemaVersion {
+                try migrate(db, from: version)
             }
+        }
+    }
+
+    /// Upgrades an older database in place, in one transaction: a failure
+    /// (a full disk, a crash) leaves it as it was, at its old version.
+    private static func migrate(_ db: Database, from version: Int) throws {
+        try db.inTransaction(.exclusive) {
+            for step in version..<schemaVersion {
+                guard let sql = migrations[step] else { throw StoreError.notASenseiDatabase }
+                try db.execute(sql: sql)
+            }
+            try db.execute(sql: "PRAGMA user_version = \(schemaVersion)")
+            return .commit
         }
     }
 
