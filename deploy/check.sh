@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# Checks deploy/ (CI runs it):
+#  - install.sh into a temporary DESTDIR: the binaries are there and run, the
+#    unit's ExecStart points at them, the env file is created once and then
+#    kept, a second run (an upgrade) replaces the binaries, PREFIX/SYSTEMD_DIR
+#    are honoured, --no-build without a build fails clearly;
+#  - systemd-analyze verify on the installed unit (a copy whose ExecStart
+#    names the binary in the temporary DESTDIR: verify wants it to exist) and
+#    systemd-analyze security --offline; neither needs a running systemd;
+#  - the sandbox: the installed server runs under strace as an unprivileged
+#    user, serves a few requests (and HTTPS when it has --tls-cert), stops on
+#    SIGTERM, and deploy/trace_check.py checks every system call, socket,
+#    memory mapping and path against the unit's filters;
+#  - the Containerfile's runtime packages cover every library the binaries
+#    link (it cannot be built here: no Docker engine).
+#
+# Slow the first time: install.sh builds a release (static Swift runtime) into
+# .build, or $SENSEI_BUILD_PATH. With that build up to date this takes seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh systemd strace curl openssl
+
+stage=$(mktemp -d)
+chmod 755 "$stage"  # the traced server runs as nobody and must reach its binary
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    rm -rf "$stage"
+}
+trap cleanup EXIT
+passed=0
+failed=0
+ok() { echo "ok: $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $*" >&2; failed=$((failed + 1)); }
+holds() { # label command…
+    local label=$1; shift
+    if "$@"; then ok "$label"; else fail "$label"; fi
+}
+
+# ---- install.sh into a temporary DESTDIR -----------------------------------------
+root="$stage/root"
+echo "== DESTDIR=$root deploy/install.sh"
+DESTDIR=$root deploy/install.sh | tee "$stage/install.log"
+bin="$root/usr/local/bin"
+unit="$root/etc/systemd/system/sensei-server.service"
+env_file="$root/etc/sensei/sensei.env"
+(cd "$root" && find . -printf '%M %u %10s %p\n' | sort -k4)
+
+holds "sensei-server installed" test -x "$bin/sensei-server"
+holds "sensei installed" test -x "$bin/sensei"
+holds "unit installed" test -f "$unit"
+holds "env file created from the example" cmp -s deploy/sensei.env.example "$env_file"
+holds "env file is mode 600" test "$(stat -c %a "$env_file")" = 600
+usage() { local text; text=$("$1" --help) && grep -q "USAGE: $(basename "$1")" <<< "$text"; }
+lacks() { ! grep -q "$1" <<< "$2"; }
+for binary in sensei-server sensei; do
+    holds "$binary --help runs" usage "$bin/$binary"
+    libraries=$(ldd "$bin/$binary")
+    holds "$binary finds every library" lacks "not found" "$libraries"
+    holds "$binary carries the Swift runtime (no libswiftCore.so)" lacks libswiftCore "$libraries"
+done
+exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+echo "ExecStart=$exec_start"
+holds "ExecStart runs the installed binary" test "${exec_start%% *}" = /usr/local/bin/sensei-server
+holds "that binary is the one installed under DESTDIR" test -x "$root${exec_start%% *}"
+holds "ExecStart serves from the state directory" grep -q -- "serve --data-dir %S/sensei " <<< "$exec_start"
+
+# Every serve flag the unit and the example env file name exists.
+serve_help=$("$bin/sensei-server" serve --help)
+while read -r flag; do
+    case "$flag" in --data-dir|--host|--port|--threads|--max-connections|--timeout|--max-body-bytes|--log-level|--tls-*)
+        holds "serve knows $flag (named in the unit or sensei.env.example)" grep -q -- "$flag" <<< "$serve_help" ;;
+    esac
+done < <(grep -ho -- '--[a-z][a-z-]*' "$unit" deploy/sensei.env.example | sort -u)
+holds "sensei.env.example: only comments and KEY=value lines" \
+    test -z "$(grep -Ev '^(#.*|[A-Z_][A-Z0-9_]*=.*|)$' deploy/sensei.env.example)"
+
+# ---- systemd-analyze ------------------------------------------------------------------
+# verify exits 0 even on unknown keys and bad values, so any output fails.
+mkdir -p "$stage/verify"
+sed "s|^ExecStart=/usr/local/bin/|ExecStart=$bin/|" "$unit" > "$stage/verify/sensei-server.service"
+echo "== systemd-analyze verify sensei-server.service"
+if verify=$(systemd-analyze verify "$stage/verify/sensei-server.service" 2>&1) && [ -z "$verify" ]; then
+    ok "systemd-analyze verify: no complaints"
+else
+    echo "$verify"
+    fail "systemd-analyze verify"
+fi
+security=$(systemd-analyze security --offline=yes "$stage/verify/sensei-server.service" 2>&1 || true)
+exposure=$(sed -n 's/.*Overall exposure level for sensei-server.service: \([0-9.]*\).*/\1/p' <<< "$security")
+echo "systemd-analyze security --offline: exposure ${exposure:-?} (0 = locked down, 10 = exposed)"
+holds "security exposure at most 2.0" awk -v e="${exposure:-99}" 'BEGIN { exit !(e <= 2.0) }'
+
+# ---- upgrade: run it again ------------------------------------------------------------
+echo "# a local edit" >> "$env_file"
+touch -d '2000-01-01' "$bin/sensei-server"
+DESTDIR=$root deploy/install.sh --no-build > "$stage/upgrade.log"
+holds "a second run keeps the edited env file" grep -q "^# a local edit" "$env_file"
+holds "a second run says it kept it" grep -q "kept $env_file" "$stage/upgrade.log"
+holds "a second run replaces the binary" test "$(stat -c %Y "$bin/sensei-server")" -gt 946684800
+
+other="$stage/other"
+PREFIX=/opt/sensei SYSTEMD_DIR=/usr/lib/systemd/system DESTDIR=$other deploy/install.sh --no-build > /dev/null
+holds "PREFIX=/opt/sensei: binaries there" test -x "$other/opt/sensei/bin/sensei-server" -a -x "$other/opt/sensei/bin/sensei"
+holds "PREFIX=/opt/sensei: ExecStart rewritten" \
+    grep -q "^ExecStart=/opt/sensei/bin/sensei-server serve " "$other/usr/lib/systemd/system/sensei-server.service"
+if SENSEI_BUILD_PATH="$stage/no-build" DESTDIR="$stage/none" deploy/install.sh --no-build > /dev/null 2> "$stage/err"; then
+    fail "--no-build without a build exited 0"
+else
+    holds "--no-build without a build says so" grep -q "no release build" "$stage/err"
+fi
+
+# ---- the sandbox, traced ----------------------------------------------------------------
+# Runs the installed server as `nobody` under strace; sets $port and $tracer
+# (strace's pid; the server is its child).
+start_traced() { # name extra-serve-flags…
+    local name=$1; shift
+    local data="$stage/$name-data"
+    install -d -o nobody -g nogroup -m 0700 "$data"
+    strace -f -qq -s 4096 -u nobody -o "$stage/$name.trace" \
+        "$bin/sensei-server" serve --data-dir "$data" --host 127.0.0.1 --port 0 "$@" 2> "$stage/$name.log" &
+    tracer=$!
+    pids+=("$tracer")
+    port=""
+    for _ in $(seq 200); do
+        port=$(sed -n 's|.*listening on https\{0,1\}://127.0.0.1:\([0-9]*\).*|\1|p' "$stage/$name.log")
+        [ -n "$port" ] && return 0
+        sleep 0.1
+    done
+    cat "$stage/$name.log" >&2
+    fail "$name: the server did not start"
+    return 1
+}
+stop_traced() { # name tracer-pid: SIGTERM to the server (strace's child), then its exit status
+    local name=$1 tracer=$2 server
+    server=$(pgrep -P "$tracer" | head -1)
+    kill -TERM "$server"
+    if wait "$tracer"; then ok "$name: stopped cleanly on SIGTERM"; else fail "$name: exit status $? after SIGTERM"; fi
+    grep -q "stopped" "$stage/$name.log" || fail "$name: no 'stopped' in its log"
+}
+workload() { # base-url token curl-flags…
+    local base=$1 token=$2; shift 2
+    local c=(curl -sS --max-time 10 "$@" -o /dev/null -w '%{http_code}')
+    local h="Authorization: Bearer $token"
+    codes=$("${c[@]}" "$base/health")
+    codes+=" $("${c[@]}" -H "$h" -d '{"value": 21.5}' "$base/sensors/porch/data")"
+    codes+=" $("${c[@]}" -H "$h" -d '{"data":[{"timestamp":1736424000,"value":1},{"timestamp":1736424030,"value":"2"}]}' "$base/sensors/porch/data")"
+    codes+=" $("${c[@]}" -H "$h" -H 'Content-Type: application/json' -d '{"sensor_code":"legacy","value":"23.5"}' "$base/sensor_data")"
+    codes+=" $("${c[@]}" -H "$h" "$base/sensors")"
+    codes+=" $("${c[@]}" -H "$h" "$base/sensors/porch/data?after=2025-01-01T00:00:00Z&before=2030-01-01T00:00:00Z&buckets=10")"
+    codes+=" $("${c[@]}" -H "$h" "$base/sensors/porch/data.csv")"
+    codes+=" $("${c[@]}" -H "Authorization: Bearer wrong" "$base/sensors")"
+    codes+=" $("${c[@]}" -H "$h" -d '{"value": "warm"}' "$base/sensors/porch/data")"
+    echo "$codes"
+}
+expected_codes="200 201 201 201 200 200 200 401 422"
+
+echo "== sandbox: the installed server under strace, as nobody"
+if ! strace -f -qq -o /dev/null true 2> /dev/null; then
+    fail "strace cannot trace here (ptrace refused): the sandbox is not checked"
+else
+    if start_traced http; then
+        token=$(cat "$stage/http-data/admin-token")
+        holds "http: answers $expected_codes" test "$(workload "http://127.0.0.1:$port" "$token")" = "$expected_codes"
+        # The Containerfile's HEALTHCHECK command, pointed at this port.
+        healthcheck=$(python3 -c 'import json, re, sys
+text = open("deploy/Containerfile").read().split("HEALTHCHECK", 1)[1]
+print(json.loads(re.search(r"CMD (\[.*\])\n", text).group(1))[2].replace("/3000", "/" + sys.argv[1]))' "$port")
+        holds "the Containerfile's HEALTHCHECK passes against a running server" bash -c "$healthcheck"
+        # The dashboard, installed beside it, reads the same server.
+        listing=$(HOME="$stage" XDG_CACHE_HOME="$stage/cache" XDG_CONFIG_HOME="$stage/config" \
+                  SENSEI_URL="http://127.0.0.1:$port" SENSEI_TOKEN="$token" "$bin/sensei" list 2>&1 || true)
+        holds "installed sensei list shows the posted sensors" grep -q "porch" <<< "$listing"
+        stop_traced http "$tracer"
+        holds "http: the traced run stays inside the unit's sandbox" \
+            python3 deploy/trace_check.py "$stage/http.trace" "$stage/http-data"
+    fi
+
+    if "$bin/sensei-server" serve --help | grep -q -- "--tls-cert"; then
+        tls="$stage/tls"
+        install -d -o nobody -g nogroup -m 0700 "$tls"
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+            -subj /CN=localhost -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" \
+            -keyout "$tls/key.pem" -out "$tls/cert.pem" 2> /dev/null
+        chown nobody:nogroup "$tls/key.pem" "$tls/cert.pem"
+        chmod 600 "$tls/key.pem"
+        if start_traced https --tls-cert "$tls/cert.pem" --tls-key "$tls/key.pem"; then
+            token=$(cat "$stage/https-data/admin-token")
+            holds "https: answers $expected_codes" \
+                test "$(workload "https://127.0.0.1:$port" "$token" --cacert "$tls/cert.pem")" = "$expected_codes"
+            stop_traced https "$tracer"
+            holds "https: the traced run stays inside the unit's sandbox" \
+                python3 deploy/trace_check.py "$stage/https.trace" "$stage/https-data"
+        fi
+    else
+        echo "skip: this sensei-server has no --tls-cert; HTTPS is not traced"
+    fi
+fi
+
+# ---- the Containerfile's runtime packages ------------------------------------------
+# Every library the binaries link must come from a package the run stage
+# installs, or one debian:bookworm-slim has (libc6, libgcc-s1, libstdc++6 for
+# apt, libtinfo6 for bash, zlib1g for dpkg).
+runtime=$(sed -n '/^FROM debian:bookworm-slim/,$p' deploy/Containerfile |
+          sed -n '/apt-get install/,/rm -rf/p' | tr -c 'A-Za-z0-9.+-' '\n' | grep -E '^lib.*[0-9]$|^ca-certificates$' || true)
+missing=""
+for binary in sensei-server sensei; do
+    while read -r library; do
+        path=$(ldd "$bin/$binary" | awk -v l="$library" '$1 == l { print $3 }')
+        package=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -1 | cut -d: -f1 || true)
+        [ -z "$package" ] && package=$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1 || true)
+        case " libc6 libgcc-s1 libstdc++6 libtinfo6 zlib1g $(echo "$runtime" | tr '\n' ' ') " in
+            *" $package "*) ;;
+            *) missing+=" $binary:$library(${package:-no package})" ;;
+        esac
+    done < <(readelf -d "$bin/$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+done
+echo "Containerfile run stage installs: $(echo "$runtime" | tr '\n' ' ')"
+holds "Containerfile's runtime packages cover the binaries' libraries${missing:+ (missing:$missing)}" test -z "$missing"
+
+echo "deploy: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
