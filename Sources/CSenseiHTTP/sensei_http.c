@@ -1,4 +1,5 @@
 #include "sensei_http.h"
+#include "sensei_deadlines.h"
 
 #include <microhttpd.h>
 #include <netdb.h>
@@ -27,6 +28,7 @@ static enum MHD_Result access_trampoline(void *cls, struct MHD_Connection *conne
                                          size_t *upload_data_size, void **request_state) {
     (void)version;
     struct sensei_callbacks *callbacks = cls;
+    if (*request_state != NULL && *upload_data_size == 0) sensei_deadlines_request_arrived(connection);
     int result = callbacks->access(callbacks->cls, connection, url, method,
                                    upload_data, upload_data_size, request_state);
     return result ? MHD_YES : MHD_NO;
@@ -34,9 +36,9 @@ static enum MHD_Result access_trampoline(void *cls, struct MHD_Connection *conne
 
 static void completed_trampoline(void *cls, struct MHD_Connection *connection,
                                  void **request_state, enum MHD_RequestTerminationCode code) {
-    (void)connection;
     (void)code;
     struct sensei_callbacks *callbacks = cls;
+    sensei_deadlines_request_done(connection);
     callbacks->completed(callbacks->cls, request_state);
 }
 
@@ -90,6 +92,7 @@ struct sensei_daemon {
     struct MHD_Daemon *daemon;
     struct sensei_callbacks callbacks;
     MHD_socket listen_socket;  // set by quiesce
+    struct sensei_deadlines deadlines;
     // Our own copies of the PEM text: the caller's strings live only for the
     // call, and MHD keeps the pointers it is given.
     char *tls_cert_pem;
@@ -189,12 +192,19 @@ struct sensei_daemon *sensei_daemon_start(const struct sensei_daemon_config *con
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT,
                                            (intptr_t)config->connection_memory_limit, NULL};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL};
+    options[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION,
+                                           (intptr_t)sensei_deadlines_notify, &handle->deadlines};
     if (tls) {
         options[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, handle->tls_cert_pem};
         options[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, handle->tls_key_pem};
     }
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
 
+    if (sensei_deadlines_start(&handle->deadlines, config->connection_timeout) != 0) {
+        snprintf(error, error_size, "cannot start the request deadline thread");
+        free_handle(handle);
+        return NULL;
+    }
     callbacks->starter = pthread_self();
     callbacks->starting = 1;
     struct MHD_Daemon *daemon = MHD_start_daemon(flags, config->port, NULL, NULL,
@@ -213,6 +223,7 @@ struct sensei_daemon *sensei_daemon_start(const struct sensei_daemon_config *con
             snprintf(error, error_size, "cannot listen on %s port %u (in use, or not allowed)",
                      host ? host : "0.0.0.0", (unsigned)config->port);
         }
+        sensei_deadlines_stop(&handle->deadlines);
         free_handle(handle);
         return NULL;
     }
@@ -234,6 +245,7 @@ void sensei_daemon_quiesce(struct sensei_daemon *handle) {
 
 void sensei_daemon_stop(struct sensei_daemon *handle) {
     MHD_stop_daemon(handle->daemon);
+    sensei_deadlines_stop(&handle->deadlines);
     // After quiesce the listening socket is ours to close (MHD's contract),
     // else the port keeps accepting into a backlog nobody reads.
     if (handle->listen_socket != MHD_INVALID_SOCKET) {
