@@ -33,9 +33,13 @@ final class Authenticator: Sendable {
     static func bearerToken(in header: String?) -> String? {
         guard let header else { return nil }
         let trimmed = header.trimmingSpaces()
-        guard trimmed.count > 7, trimmed.prefix(7).lowercased() == "bearer " else { return nil }
-        let token = trimmed.dropFirst(7).trimmingSpaces()
-        return token.isEmpty ? nil : String(token)
+        // Compared as bytes, case-insensitively: no lowercased copy per request.
+        let scheme = "bearer ".utf8
+        guard trimmed.utf8.count > scheme.count,
+              zip(trimmed.utf8, scheme).allSatisfy({ $0 == $1 || $0 | 0x20 == $1 && $1 != UInt8(ascii: " ") }) else { return nil }
+        let token = trimmed.utf8.dropFirst(scheme.count)
+        let value = Substring(token).trimmingSpaces()
+        return value.isEmpty ? nil : String(value)
     }
 
     private func recordUse(of id: Int64) {

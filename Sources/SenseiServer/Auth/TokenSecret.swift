@@ -17,6 +17,10 @@ public enum TokenSecret {
     /// random and long, so a fast hash is enough, and lookups by digest need
     /// no secret-dependent comparison.
     public static func digest(of token: String) -> [UInt8] {
-        Array(SHA256.hash(data: Data(token.utf8)))
+        // Hashed from the string's own bytes and copied out in one go: this
+        // runs on every request.
+        var token = token
+        let digest = token.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
+        return digest.withUnsafeBytes { Array($0) }
     }
 }

@@ -56,21 +56,28 @@ struct RollupChanges {
 
     private static func add(_ aggregates: [Int64: Aggregate], to level: RollupLevel, of sensorID: Int64,
                             in db: Database) throws {
-        let upsert = BoundStatement(try db.cachedStatement(sql: """
+        // An update, then an insert only when the row is new: most writes land
+        // in a minute and hour that exist, and an update finds its row in one
+        // b-tree search where `INSERT … ON CONFLICT DO UPDATE` needs two.
+        let update = BoundStatement(try db.cachedStatement(sql: """
+            UPDATE \(level.table) SET count = count + ?3, sum = sum + ?4, min = min(min, ?5), max = max(max, ?6)
+            WHERE sensor_id = ?1 AND start = ?2
+            """))
+        let insert = BoundStatement(try db.cachedStatement(sql: """
             INSERT INTO \(level.table) (sensor_id, start, count, sum, min, max) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT DO UPDATE SET
-                count = count + excluded.count, sum = sum + excluded.sum,
-                min = min(min, excluded.min), max = max(max, excluded.max)
             """))
         for start in aggregates.keys.sorted() {
             let aggregate = aggregates[start]!
-            upsert.bind(1, sensorID)
-            upsert.bind(2, start)
-            upsert.bind(3, aggregate.count)
-            upsert.bind(4, aggregate.sum)
-            upsert.bind(5, aggregate.min)
-            upsert.bind(6, aggregate.max)
-            try upsert.run()
+            for statement in [update, insert] {
+                statement.bind(1, sensorID)
+                statement.bind(2, start)
+                statement.bind(3, aggregate.count)
+                statement.bind(4, aggregate.sum)
+                statement.bind(5, aggregate.min)
+                statement.bind(6, aggregate.max)
+                try statement.run()
+                if db.changesCount == 1 { break }
+            }
         }
     }
 }

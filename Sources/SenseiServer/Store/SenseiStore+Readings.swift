@@ -61,14 +61,26 @@ extension SenseiStore {
         }
     }
 
+    /// The sensor a write goes to: only what the write needs (its id and value
+    /// type), read through the C API, since every write asks.
     private static func resolveForWrite(_ reference: SensorReference, createIfMissing: Bool,
-                                        at now: Timestamp, in db: Database) throws -> Sensor {
-        if let sensor = try fetchSensor(reference, in: db) { return sensor }
+                                        at now: Timestamp, in db: Database) throws -> (id: Int64, valueType: ValueType) {
+        let lookup: BoundStatement
+        switch reference {
+        case .id(let id):
+            lookup = BoundStatement(try db.cachedStatement(sql: "SELECT id, value_type FROM sensors WHERE id = ?"))
+            lookup.bind(1, id)
+        case .code(let code):
+            lookup = BoundStatement(try db.cachedStatement(sql: "SELECT id, value_type FROM sensors WHERE code = ?"))
+            lookup.bind(1, code)
+        }
+        if let found = try lookup.first({ ($0.int64(0), ValueType(rawValue: $0.text(1)) ?? .float) }) {
+            return found
+        }
         guard createIfMissing, case .code(let code) = reference else {
             throw StoreError.sensorNotFound(reference)
         }
-        let id = try insertSensor(code: code, name: nil, units: "", valueType: .float, at: now, in: db)
-        return try fetchSensor(.id(id), in: db)!
+        return (try insertSensor(code: code, name: nil, units: "", valueType: .float, at: now, in: db), .float)
     }
 
     private static func insert(_ readings: [ReadingInput], sensorID: Int64, receivedAt: Timestamp,
@@ -112,15 +124,20 @@ extension SenseiStore {
         }
         guard let newest else { return }
         try rollups.apply(to: sensorID, in: db)
-        let update = try db.cachedStatement(sql: """
+        let update = BoundStatement(try db.cachedStatement(sql: """
             UPDATE sensors SET
                 reading_count = reading_count + ?1,
                 latest_value = CASE WHEN latest_ts IS NULL OR ?2 >= latest_ts THEN ?3 ELSE latest_value END,
                 latest_ts = CASE WHEN latest_ts IS NULL OR ?2 >= latest_ts THEN ?2 ELSE latest_ts END,
                 updated_at = ?4
             WHERE id = ?5
-            """)
-        try update.execute(arguments: [added, newest.ts, newest.value, receivedAt.milliseconds, sensorID])
+            """))
+        update.bind(1, added)
+        update.bind(2, newest.ts)
+        update.bind(3, newest.value)
+        update.bind(4, receivedAt.milliseconds)
+        update.bind(5, sensorID)
+        try update.run()
     }
 
     /// Readings of a sensor; `StoreError.sensorNotFound` if there is no such sensor.
