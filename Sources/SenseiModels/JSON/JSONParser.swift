@@ -142,43 +142,8 @@ public struct JSONParser {
     }
 
     private mutating func parseNumber() throws(JSONParseError) -> Double {
-        let start = position
-        var integerOnly = true
-        if bytes[position] == UInt8(ascii: "-") { position += 1 }
-        guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
-        if bytes[position] == UInt8(ascii: "0") {
-            position += 1
-        } else {
-            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
-        }
-        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
-            integerOnly = false
-            position += 1
-            guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
-            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
-        }
-        if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
-            integerOnly = false
-            position += 1
-            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
-                position += 1
-            }
-            guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
-            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
-        }
-        let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
-        // Up to 15 digits an integer is exact in a Double: skip the string round trip.
-        if integerOnly && slice.count <= 16 {
-            var value: Int64 = 0
-            var negative = false
-            for byte in slice {
-                if byte == UInt8(ascii: "-") { negative = true } else { value = value * 10 + Int64(byte &- 48) }
-            }
-            return Double(negative ? -value : value)
-        }
-        // Swift's parser is locale-independent (strtod is not) and gives ±inf
-        // for out-of-range values, which callers reject as non-finite.
-        return Double(String(decoding: slice, as: UTF8.self)) ?? .nan
+        guard let value = JSONNumber.read(bytes, at: &position) else { throw error("invalid number") }
+        return value
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }

@@ -130,6 +130,9 @@ public final class HTTPServer: Sendable {
                     refusal = .payloadTooLarge(limit: configuration.maxBodyBytes)
                 } else if !reserveBody(declared, for: pending) {
                     refusal = .overloaded
+                } else {
+                    // One allocation, not a copy each time the body outgrows its buffer.
+                    pending.body.reserveCapacity(declared)
                 }
                 if let refusal {
                     pending.answered = true

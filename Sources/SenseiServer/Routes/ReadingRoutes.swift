@@ -47,9 +47,16 @@ struct ReadingRoutes {
     private func post(_ segment: String, _ request: Request, reply: @escaping Router.Reply) throws {
         let reference = try RequestDecoding.sensorReference(segment)
         let receivedAt = Timestamp.now()
-        let body = try RequestDecoding.json(request)
-        let readings = try ReadingPayload.parse(body, now: receivedAt)
-        let isBatch = body["data"] != nil
+        let readings: [ReadingInput]
+        let isBatch: Bool
+        if let scanned = ReadingScanner.scan(request.body, now: receivedAt) {
+            (readings, isBatch) = scanned
+        } else {
+            // Any other shape, and every error, through the general parser.
+            let body = try RequestDecoding.json(request)
+            readings = try ReadingPayload.parse(body, now: receivedAt)
+            isBatch = body["data"] != nil
+        }
         store.insertReadings(readings, into: reference, createIfMissing: true, receivedAt: receivedAt) { result in
             reply(result.map { accepted in
                 .json(status: 201) { writer in

@@ -40,11 +40,14 @@ struct BoundStatement {
         }
     }
 
-    /// Runs the statement to completion (it must return no rows) and resets it.
-    func run() throws {
+    /// Runs the statement to completion (it must return no rows) and resets
+    /// it; returns the number of rows it inserted, updated or deleted.
+    @discardableResult
+    func run() throws -> Int {
         let code = sqlite3_step(handle)
         guard code == SQLITE_DONE else { throw failure(code) }
         sqlite3_reset(handle)
+        return Int(sqlite3_changes(sqlite3_db_handle(handle)))
     }
 
     /// Runs a query for at most one row: `read` sees its columns while the

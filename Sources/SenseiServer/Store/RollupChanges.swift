@@ -56,28 +56,51 @@ struct RollupChanges {
 
     private static func add(_ aggregates: [Int64: Aggregate], to level: RollupLevel, of sensorID: Int64,
                             in db: Database) throws {
-        // An update, then an insert only when the row is new: most writes land
-        // in a minute and hour that exist, and an update finds its row in one
-        // b-tree search where `INSERT … ON CONFLICT DO UPDATE` needs two.
-        let update = BoundStatement(try db.cachedStatement(sql: """
-            UPDATE \(level.table) SET count = count + ?3, sum = sum + ?4, min = min(min, ?5), max = max(max, ?6)
-            WHERE sensor_id = ?1 AND start = ?2
-            """))
-        let insert = BoundStatement(try db.cachedStatement(sql: """
-            INSERT INTO \(level.table) (sensor_id, start, count, sum, min, max) VALUES (?, ?, ?, ?, ?, ?)
-            """))
+        // An update, then an insert only when the row is new: most writes
+        // land in a minute and hour that exist.
+        let update = BoundStatement(try db.cachedStatement(sql: level.addSQL))
         for start in aggregates.keys.sorted() {
             let aggregate = aggregates[start]!
-            for statement in [update, insert] {
-                statement.bind(1, sensorID)
-                statement.bind(2, start)
-                statement.bind(3, aggregate.count)
-                statement.bind(4, aggregate.sum)
-                statement.bind(5, aggregate.min)
-                statement.bind(6, aggregate.max)
-                try statement.run()
-                if db.changesCount == 1 { break }
+            if try run(update, sensorID, start, aggregate) == 0 {
+                try run(BoundStatement(db.cachedStatement(sql: level.insertSQL)), sensorID, start, aggregate)
             }
+        }
+    }
+
+    /// Binds the six values every rollup statement takes; returns the rows changed.
+    @discardableResult
+    private static func run(_ statement: BoundStatement, _ sensorID: Int64, _ start: Int64,
+                            _ aggregate: Aggregate) throws -> Int {
+        statement.bind(1, sensorID)
+        statement.bind(2, start)
+        statement.bind(3, aggregate.count)
+        statement.bind(4, aggregate.sum)
+        statement.bind(5, aggregate.min)
+        statement.bind(6, aggregate.max)
+        return try statement.run()
+    }
+}
+
+private extension RollupLevel {
+    // Spelled out, not interpolated: built on every write, the SQL cost as
+    // much as running it.
+    var addSQL: String {
+        switch self {
+        case .minute: """
+            UPDATE rollups_minute SET count = count + ?3, sum = sum + ?4, min = min(min, ?5), max = max(max, ?6)
+            WHERE sensor_id = ?1 AND start = ?2
+            """
+        case .hour: """
+            UPDATE rollups_hour SET count = count + ?3, sum = sum + ?4, min = min(min, ?5), max = max(max, ?6)
+            WHERE sensor_id = ?1 AND start = ?2
+            """
+        }
+    }
+
+    var insertSQL: String {
+        switch self {
+        case .minute: "INSERT INTO rollups_minute (sensor_id, start, count, sum, min, max) VALUES (?, ?, ?, ?, ?, ?)"
+        case .hour: "INSERT INTO rollups_hour (sensor_id, start, count, sum, min, max) VALUES (?, ?, ?, ?, ?, ?)"
         }
     }
 }

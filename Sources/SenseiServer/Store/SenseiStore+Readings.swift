@@ -89,10 +89,16 @@ extension SenseiStore {
             INSERT INTO readings (sensor_id, ts, value) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
             """))
         // `value <> ?`: a retry that resends the same value changes nothing,
-        // and so costs the rollups nothing.
-        let replace = BoundStatement(try db.cachedStatement(sql: """
-            UPDATE readings SET value = ?1 WHERE sensor_id = ?2 AND ts = ?3 AND value <> ?1
-            """))
+        // and so costs the rollups nothing. Prepared only when needed: most
+        // readings are new.
+        var replace: BoundStatement?
+        func replacement() throws -> BoundStatement {
+            if let replace { return replace }
+            replace = BoundStatement(try db.cachedStatement(sql: """
+                UPDATE readings SET value = ?1 WHERE sensor_id = ?2 AND ts = ?3 AND value <> ?1
+                """))
+            return replace!
+        }
         var added = 0
         var newest: (ts: Int64, value: Double)?
         var rollups = RollupChanges()
@@ -102,8 +108,7 @@ extension SenseiStore {
                 insert.bind(1, sensorID)
                 insert.bind(2, ts)
                 insert.bind(3, reading.value)
-                try insert.run()
-                if db.changesCount == 1 {
+                if try insert.run() == 1 {
                     added += 1
                     rollups.added(reading.value, at: ts)
                     break
@@ -111,11 +116,11 @@ extension SenseiStore {
                 if reading.timestamp == nil {
                     ts += 1
                 } else {
+                    let replace = try replacement()
                     replace.bind(1, reading.value)
                     replace.bind(2, sensorID)
                     replace.bind(3, ts)
-                    try replace.run()
-                    if db.changesCount == 1 { rollups.replaced(at: ts) }
+                    if try replace.run() == 1 { rollups.replaced(at: ts) }
                     break
                 }
             }
