@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The fast path for posted readings: reads the shapes devices send —
 /// `{"value": …, "timestamp": …}` and `{"data": [{…}, …]}` — straight from
 /// the body's bytes into `ReadingInput`s, without building a `JSONValue`
@@ -113,9 +119,9 @@ public enum ReadingScanner {
         private mutating func key() -> Key? {
             guard let text = plainString() else { return nil }
             skipWhitespace()
-            if text.elementsEqual("data".utf8) { return .data }
-            if text.elementsEqual("value".utf8) { return .value }
-            if text.elementsEqual("timestamp".utf8) { return .timestamp }
+            if Self.equal(text, "data") { return .data }
+            if Self.equal(text, "value") { return .value }
+            if Self.equal(text, "timestamp") { return .timestamp }
             return .other
         }
 
@@ -138,10 +144,15 @@ public enum ReadingScanner {
         private mutating func literal(_ word: StaticString) -> Bool {
             let count = word.utf8CodeUnitCount
             guard position + count <= bytes.count,
-                  UnsafeBufferPointer(rebasing: bytes[position..<position + count]).elementsEqual(
-                      UnsafeBufferPointer(start: word.utf8Start, count: count)) else { return false }
+                  Self.equal(UnsafeBufferPointer(rebasing: bytes[position..<position + count]), word) else { return false }
             position += count
             return true
+        }
+
+        /// Byte comparison; the generic `elementsEqual` cost more than the rest of a reading.
+        private static func equal(_ text: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+            text.count == word.utf8CodeUnitCount
+                && (text.isEmpty || memcmp(text.baseAddress!, word.utf8Start, text.count) == 0)
         }
 
         /// Takes `byte` if it comes next, and the whitespace after it.
