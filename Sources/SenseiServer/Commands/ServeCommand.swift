@@ -20,10 +20,10 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "HTTP worker threads.")
     var threads = 8
 
-    @Option(name: .customLong("max-connections"), help: "Connections beyond this are refused.")
+    @Option(name: .customLong("max-connections"), help: "Connections beyond this wait for a free one (at most --timeout).")
     var maxConnections = 512
 
-    @Option(help: "Seconds a silent connection is kept open.")
+    @Option(help: "Seconds a connection may stay silent, and a request may take to arrive whole.")
     var timeout = 30
 
     @Option(name: .customLong("max-body-bytes"), help: "Largest request body accepted (413 above).")

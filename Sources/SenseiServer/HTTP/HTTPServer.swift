@@ -21,9 +21,12 @@ public final class HTTPServer: Sendable {
         public var port: UInt16 = 3000
         /// Worker threads, each polling its own share of the connections.
         public var threads: Int = 8
-        /// Connections beyond this are refused at accept.
+        /// At this many connections no more are accepted; new ones wait in
+        /// the kernel's backlog until one closes (within the timeout, below).
         public var connectionLimit: Int = 512
-        /// Seconds a connection may stay silent before it is closed.
+        /// Seconds a connection may stay silent before it is closed, and the
+        /// most a request may take to arrive whole from the connection's
+        /// opening or the previous response (so slow senders cannot hold it).
         public var connectionTimeout: Int = 30
         /// Request bodies above this get 413.
         public var maxBodyBytes: Int = 1 << 20
