@@ -60,21 +60,21 @@ struct StoredReading: Hashable {
     let value: Double
 }
 
-/// Every reading of sensor `code`, oldest first, paged as a client would
+/// Every reading of sensor `reference` (id or code), oldest first, paged as a client would
 /// (bounds are inclusive: the next page starts 1 ms after the last one seen).
-func pageAllReadings(_ client: TestHTTPClient, _ code: String) throws -> [StoredReading] {
+func pageAllReadings(_ client: TestHTTPClient, _ reference: String) throws -> [StoredReading] {
     var readings: [StoredReading] = []
     var after: Int64?
     while true {
         let bound = after.map { "&after=\(Timestamp(milliseconds: $0).rfc3339)" } ?? ""
-        let response = try client.get("/sensors/\(code)/data?order=asc&limit=10000\(bound)")
+        let response = try client.get("/sensors/\(reference)/data?order=asc&limit=10000\(bound)")
         guard response.status == 200, let page = try response.json["data"]?.arrayValue else {
-            throw HTTPClientError(description: "paging \(code): \(response.status) \(response.text.prefix(200))")
+            throw HTTPClientError(description: "paging \(reference): \(response.status) \(response.text.prefix(200))")
         }
         for item in page {
             guard let text = item["timestamp"]?.stringValue, let time = Timestamp(rfc3339: text),
                   let value = item["value"]?.doubleValue else {
-                throw HTTPClientError(description: "paging \(code): odd item \(item.serialized)")
+                throw HTTPClientError(description: "paging \(reference): odd item \(item.serialized)")
             }
             readings.append(StoredReading(milliseconds: time.milliseconds, value: value))
         }
@@ -94,7 +94,8 @@ func expectSensorsMatchTheirReadings(_ client: TestHTTPClient, _ context: String
     var all: [String: [StoredReading]] = [:]
     for sensor in try list.json["sensors"]?.arrayValue ?? [] {
         let code = sensor["code"]?.stringValue ?? "?"
-        let readings = try pageAllReadings(client, code)
+        // By id: a code of digits only ("2", made through /sensor_data) reads as an id in a path.
+        let readings = try pageAllReadings(client, sensor["id"]?.intValue.map(String.init) ?? code)
         all[code] = readings
         #expect(sensor["count"] == .number(Double(readings.count)),
                 "\(context): \(code) says count \(sensor["count"]?.serialized ?? "none"), pages hold \(readings.count)",
