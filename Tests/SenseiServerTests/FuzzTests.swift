@@ -64,6 +64,38 @@ struct FuzzTests {
         }
     }
 
+    /// Well-formed cases sent back to back on one keep-alive connection, 2
+    /// to 6 at a time: each is answered, in order, as it would be alone, so
+    /// nothing of one request (its body, its state) leaks into the next.
+    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+        try withScratchDirectory { directory in
+            let (server, client) = try startChildServer(directory, ["--threads", "2", "--log-level", "notice"])
+            defer { _ = server.stop() }
+            var fuzzer = RequestFuzzer(seed: Self.seed &+ 1_000, token: childToken)
+            var answered = 0
+            for round in 0..<(Self.cases / 10) {
+                var batch: [RequestFuzzer.Case] = []
+                while batch.count < 2 + round % 5 {
+                    let request = fuzzer.next(keepAlive: true)
+                    if request.wellFormed && request.answerOwed { batch.append(request) }
+                }
+                let label = "SENSEI_FUZZ_SEED=\(Self.seed), pipelined round \(round)"
+                let responses = try deliverPipelined(batch, to: client)
+                answered += responses.count
+                #expect(responses.count == batch.count,
+                        "\(label): \(responses.count) answers to \(batch.count) requests\n    \(batch.map(\.description).joined(separator: "\n    "))")
+                for (request, response) in zip(batch, responses) {
+                    if let problem = problem(with: request, response) {
+                        Issue.record("\(label): \(problem)\n    \(request)")
+                    }
+                }
+            }
+            #expect(server.process.isRunning)
+            try expectSensorsMatchTheirReadings(client, "after pipelining")
+            print("fuzz: \(answered) requests answered in order, pipelined 2 to 6 on a connection")
+        }
+    }
+
     /// The same bodies straight into the parser and the reading rules, ten
     /// times as many (no HTTP, so fast): a parse either fails with an offset
     /// inside the body or gives a value that writes and parses back the same;
@@ -156,6 +188,37 @@ private func deliver(_ request: RequestFuzzer.Case, to client: TestHTTPClient) t
             throw HTTPClientError(description: "no answer within 5 s (errno \(errno))")
         }
     }
+}
+
+/// Sends the cases back to back on one connection and reads their answers
+/// in order, until all are in, the server closes, or 5 s of silence.
+private func deliverPipelined(_ requests: [RequestFuzzer.Case], to client: TestHTTPClient) throws -> [HTTPResponse] {
+    let socket = try client.connect()
+    defer { close(socket) }
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    try client.send(requests.flatMap(\.bytes), on: socket)
+    var received: [UInt8] = []
+    var responses: [HTTPResponse] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while responses.count < requests.count {
+        // Take every whole response at the front of what has arrived.
+        if let end = received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound {
+            var response = try TestHTTPClient.parse(Array(received[..<end]))
+            let length = requests[responses.count].method == "HEAD" || response.status == 204
+                ? 0 : response.headers["content-length"].flatMap(Int.init) ?? 0
+            if received.count - end >= length {
+                response.body = Array(received[end..<(end + length)])
+                responses.append(response)
+                received.removeFirst(end + length)
+                continue
+            }
+        }
+        let count = recv(socket, &buffer, buffer.count, 0)
+        guard count > 0 else { break }
+        received.append(contentsOf: buffer[0..<count])
+    }
+    return responses
 }
 
 /// The statuses seen and the failures, from all workers.

@@ -47,7 +47,8 @@ struct RequestFuzzer {
 
     // MARK: Requests
 
-    mutating func next() -> Case {
+    /// `keepAlive`: without `Connection: close`, to send several on one connection.
+    mutating func next(keepAlive: Bool = false) -> Case {
         var request = Case()
         request.method = switch int(40) {
         case 0..<16: "GET"
@@ -59,7 +60,7 @@ struct RequestFuzzer {
         }
         request.path = path(for: request.method)
         let target = request.path + (chance(40) ? bytes("?") + query() : [])
-        var head = bytes(request.method, " ", target, " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n")
+        var head = bytes(request.method, " ", target, " HTTP/1.1\r\nHost: 127.0.0.1\r\n", keepAlive ? "" : "Connection: close\r\n")
         head += authorization(&request.auth)
         if chance(75) { head += bytes("Content-Type: ", pick(Self.contentTypes), "\r\n") }
         let hasBody = ["POST", "PATCH", "PUT"].contains(request.method) ? chance(95) : chance(5)
