@@ -67,6 +67,8 @@ struct SensorRoutesTests {
         (#"{"code":"a","unit":"C"}"#, "unknown field 'unit'; expected code, name, units, valueType, retentionDays"),
         (#"{"code":"a","retentionDays":0}"#, Self.retentionRule + "; found 0"),
         (#"{"code":"a","name":""}"#, "name must not be empty"),
+        (#"{"code":"a","name":"a\u0000b"}"#, #"name must not contain NUL (\u0000)"#),
+        (#"{"code":"a","units":"\u0000"}"#, #"units must not contain NUL (\u0000)"#),
         ("[1,2]", "body must be a JSON object, found an array"),
     ])
     func invalidCreateIs422(body: String, message: String) async throws {

@@ -50,6 +50,8 @@ enum RequestDecoding {
             throw .unprocessable("\(name) is longer than \(maximumLength) characters")
         }
         guard allowEmpty || !string.isEmpty else { throw .unprocessable("\(name) must not be empty") }
+        // SQLite would store text only up to a NUL: refuse it rather than cut it.
+        guard !string.utf8.contains(0) else { throw .unprocessable("\(name) must not contain NUL (\\u0000)") }
         return string
     }
 
