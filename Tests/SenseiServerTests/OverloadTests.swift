@@ -239,18 +239,3 @@ private final class SlowClients {
         return count >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)
     }
 }
-
-extension Thread {
-    /// Runs `body` on a new thread; `value` is nil until it returns.
-    static func detachedResult<T: Sendable>(_ body: @escaping @Sendable () throws -> T) -> ThreadResult<T> {
-        let result = ThreadResult<T>()
-        Thread { result.set(Result { try body() }) }.start()
-        return result
-    }
-}
-
-final class ThreadResult<T: Sendable>: Sendable {
-    private let stored = Mutex<Result<T, any Error>?>(nil)
-    fileprivate func set(_ value: Result<T, any Error>) { stored.withLock { $0 = value } }
-    var value: Result<T, any Error>? { stored.withLock { $0 } }
-}

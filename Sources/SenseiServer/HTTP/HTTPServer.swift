@@ -56,6 +56,9 @@ public final class HTTPServer: Sendable {
     private let daemon = Mutex<DaemonHandle?>(nil)
     private let boundPort = Atomic<UInt16>(0)
     private let inFlight = Atomic<Int>(0)
+    /// Requests whose connection is suspended until their answer is ready (a
+    /// write waiting for its commit), by id.
+    private let suspended = Mutex<[UInt64: Responder]>([:])
     private let bufferedBodyBytes = Atomic<Int>(0)
     private let requestCounter = Atomic<UInt64>(0)
 
@@ -109,8 +112,30 @@ public final class HTTPServer: Sendable {
         while inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
             usleep(2_000)
         }
+        // libmicrohttpd aborts the process if stopped with a connection still
+        // suspended: answer what still waits (a write stuck behind a slow disk)
+        // with 503, give those answers a moment to go out, then stop.
+        if answerSuspended() > 0 {
+            let flushed = ContinuousClock.now + .seconds(1)
+            while inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < flushed { usleep(2_000) }
+            answerSuspended()
+        }
         sensei_daemon_stop(handle.pointer)
         Unmanaged<HTTPServer>.fromOpaque(handle.context).release()
+    }
+
+    /// Answers every suspended request with 503; returns how many there were.
+    @discardableResult
+    private func answerSuspended() -> Int {
+        let waiting = suspended.withLock { Array($0.values) }
+        let stopping = APIError(status: 503, message: "the server is stopping; retry shortly",
+                                headers: ["Retry-After": "1"])
+        for responder in waiting { responder.respond(.error(stopping)) }
+        return waiting.count
+    }
+
+    fileprivate func noteSuspended(_ responder: Responder, id: UInt64, _ isSuspended: Bool) {
+        suspended.withLock { $0[id] = isSuspended ? responder : nil }
     }
 
     // MARK: - Called by MHD on its worker threads
@@ -310,6 +335,7 @@ public final class Responder: Sendable {
                 return false
             case .suspended:
                 state = .done
+                server.noteSuspended(self, id: label.id, false)
                 return true
             case .answeredEarly, .done:
                 return false
@@ -331,6 +357,7 @@ public final class Responder: Sendable {
             // a connection that is not suspended yet.
             state = .suspended
             sensei_connection_suspend(connection.pointer)
+            server.noteSuspended(self, id: label.id, true)
             return nil
         }
         if let early { server.queue(early, on: connection.pointer, request: label) }

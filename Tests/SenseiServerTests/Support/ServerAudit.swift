@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GRDB
 import SenseiModels
+import Synchronization
 import Testing
 @testable import SenseiServer
 
@@ -52,6 +53,21 @@ final class ThreadGroup: Sendable {
     func join(seconds: Double) -> Bool {
         group.wait(timeout: .now() + seconds) == .success
     }
+}
+
+extension Thread {
+    /// Runs `body` on a new thread; `value` is nil until it returns.
+    static func detachedResult<T: Sendable>(_ body: @escaping @Sendable () throws -> T) -> ThreadResult<T> {
+        let result = ThreadResult<T>()
+        Thread { result.set(Result { try body() }) }.start()
+        return result
+    }
+}
+
+final class ThreadResult<T: Sendable>: Sendable {
+    private let stored = Mutex<Result<T, any Error>?>(nil)
+    fileprivate func set(_ value: Result<T, any Error>) { stored.withLock { $0 = value } }
+    var value: Result<T, any Error>? { stored.withLock { $0 } }
 }
 
 /// One stored reading as the API returns it.
