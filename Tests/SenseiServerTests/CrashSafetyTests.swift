@@ -8,45 +8,47 @@ import SenseiModels
 import Glibc
 #endif
 
-/// "Nothing lost": the real binary is SIGKILLed in the middle of concurrent
-/// writes, again and again on one data directory. After each kill the
-/// database file is sound, and after each restart every reading that got a
-/// 201 is there exactly once with its value; a request cut off unanswered is
-/// stored whole or not at all, and nothing appears that no one sent.
-@Suite("Crash safety")
-struct CrashSafetyTests {
-    static let cycles = 5
+extension BlockingSuites {
+    /// "Nothing lost": the real binary is SIGKILLed in the middle of concurrent
+    /// writes, again and again on one data directory. After each kill the
+    /// database file is sound, and after each restart every reading that got a
+    /// 201 is there exactly once with its value; a request cut off unanswered is
+    /// stored whole or not at all, and nothing appears that no one sent.
+    @Suite("Crash safety")
+    struct CrashSafetyTests {
+        static let cycles = 5
 
-    @Test func sigkillMidLoadLosesNothingAcknowledged() throws {
-        let started = ContinuousClock.now
-        let ledger = WriteLedger()
-        var random = SplitMix64(seed: 0xC0FFEE)
-        try withScratchDirectory { directory in
-            var (server, client) = try startChildServer(directory, ["--threads", "4"])
-            for cycle in 1...Self.cycles {
-                let writers = ThreadGroup()
-                let before = ledger.acknowledgedRequests
-                let target = client
-                writers.start(WriteLoad.writers) { writer in WriteLoad(writer: writer, client: target, ledger: ledger).run() }
-                // Kill at a different point of each cycle: after 200 to 1,000 more 201s (or 4 s).
-                let killAt = before + 200 + Int(random.next() % 800)
-                let deadline = ContinuousClock.now + .seconds(4)
-                while ledger.acknowledgedRequests < killAt && ContinuousClock.now < deadline { usleep(2_000) }
-                #expect(ledger.acknowledgedRequests > before, "cycle \(cycle): no write acknowledged")
-                #expect(server.stop(signal: SIGKILL) == SIGKILL)
-                #expect(writers.join(seconds: 30), "cycle \(cycle): writers still blocked after the kill")
-                #expect(try auditDatabase(in: directory) == "ok", "cycle \(cycle): the database as the kill left it")
+        @Test func sigkillMidLoadLosesNothingAcknowledged() throws {
+            let started = ContinuousClock.now
+            let ledger = WriteLedger()
+            var random = SplitMix64(seed: 0xC0FFEE)
+            try withScratchDirectory { directory in
+                var (server, client) = try startChildServer(directory, ["--threads", "4"])
+                for cycle in 1...Self.cycles {
+                    let writers = ThreadGroup()
+                    let before = ledger.acknowledgedRequests
+                    let target = client
+                    writers.start(WriteLoad.writers) { writer in WriteLoad(writer: writer, client: target, ledger: ledger).run() }
+                    // Kill at a different point of each cycle: after 150 to 600 more 201s (or 4 s).
+                    let killAt = before + 150 + Int(random.next() % 450)
+                    let deadline = ContinuousClock.now + .seconds(4)
+                    while ledger.acknowledgedRequests < killAt && ContinuousClock.now < deadline { usleep(2_000) }
+                    #expect(ledger.acknowledgedRequests > before, "cycle \(cycle): no write acknowledged")
+                    #expect(server.stop(signal: SIGKILL) == SIGKILL)
+                    #expect(writers.join(seconds: 30), "cycle \(cycle): writers still blocked after the kill")
+                    #expect(try auditDatabase(in: directory) == "ok", "cycle \(cycle): the database as the kill left it")
 
-                (server, client) = try startChildServer(directory, ["--threads", "4"])
-                let stored = try expectSensorsMatchTheirReadings(client, "cycle \(cycle)")
-                ledger.check(stored, cycle: cycle)
+                    (server, client) = try startChildServer(directory, ["--threads", "4"])
+                    let stored = try expectSensorsMatchTheirReadings(client, "cycle \(cycle)")
+                    ledger.check(stored, cycle: cycle)
+                }
+                #expect(server.stop() == 0)
+                #expect(try auditDatabase(in: directory) == "ok")
+                try expectRollupsMatchReadings(in: directory, "after \(Self.cycles) kills")
             }
-            #expect(server.stop() == 0)
-            #expect(try auditDatabase(in: directory) == "ok")
-            try expectRollupsMatchReadings(in: directory, "after \(Self.cycles) kills")
+            for failure in ledger.failures.prefix(20) { Issue.record("\(failure)") }
+            print("crash safety: \(ledger.summary), in \((ContinuousClock.now - started).seconds)")
         }
-        for failure in ledger.failures.prefix(20) { Issue.record("\(failure)") }
-        print("crash safety: \(ledger.summary), in \((ContinuousClock.now - started).seconds)")
     }
 }
 
@@ -224,7 +226,7 @@ private final class WriteLedger: Sendable {
 
     var summary: String {
         state.withLock { state in
-            "\(CrashSafetyTests.cycles) SIGKILL cycles, \(state.acknowledgedRequests) acknowledged requests "
+            "\(BlockingSuites.CrashSafetyTests.cycles) SIGKILL cycles, \(state.acknowledgedRequests) acknowledged requests "
                 + "(\(state.acknowledgedReadings) readings) checked after each restart; \(state.cutOffStored + state.cutOffLost) "
                 + "requests cut off unanswered: \(state.cutOffStored) stored whole, \(state.cutOffLost) not at all; "
                 + "\(state.comparisons) reading checks, \(state.failures.count) failures"

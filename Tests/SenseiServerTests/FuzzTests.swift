@@ -8,133 +8,135 @@ import SenseiModels
 import Glibc
 #endif
 
-/// Seeded fuzzing (`RequestFuzzer`), beyond ErrorHandlingTests' fixed cases
-/// and its 250 mutations of one body. Invariants: the server never crashes,
-/// never answers 500 (nor any 5xx but 503), answers every well-formed request,
-/// with a JSON `{"error": …}` body on every 4xx; an unauthorised request never
-/// succeeds; and afterwards the data is consistent and the file sound.
-///
-/// `SENSEI_FUZZ_CASES` sets the number of requests (default 1,500, a few
-/// seconds), `SENSEI_FUZZ_SEED` the seed; a failure prints both, the worker
-/// and case number, and the request's bytes.
-@Suite("Fuzzing")
-struct FuzzTests {
-    static let cases = Int(ProcessInfo.processInfo.environment["SENSEI_FUZZ_CASES"] ?? "") ?? 1_500
-    static let seed = UInt64(ProcessInfo.processInfo.environment["SENSEI_FUZZ_SEED"] ?? "") ?? 20_261_121
-    /// Two clients at once, each replaying its own sequence (seed + worker).
-    static let workers = 2
+extension BlockingSuites {
+    /// Seeded fuzzing (`RequestFuzzer`), beyond ErrorHandlingTests' fixed cases
+    /// and its 250 mutations of one body. Invariants: the server never crashes,
+    /// never answers 500 (nor any 5xx but 503), answers every well-formed request,
+    /// with a JSON `{"error": …}` body on every 4xx; an unauthorised request never
+    /// succeeds; and afterwards the data is consistent and the file sound.
+    ///
+    /// `SENSEI_FUZZ_CASES` sets the number of requests (default 1,000, a few
+    /// seconds), `SENSEI_FUZZ_SEED` the seed; a failure prints both, the worker
+    /// and case number, and the request's bytes.
+    @Suite("Fuzzing")
+    struct FuzzTests {
+        static let cases = Int(ProcessInfo.processInfo.environment["SENSEI_FUZZ_CASES"] ?? "") ?? 1_000
+        static let seed = UInt64(ProcessInfo.processInfo.environment["SENSEI_FUZZ_SEED"] ?? "") ?? 20_261_121
+        /// Two clients at once, each replaying its own sequence (seed + worker).
+        static let workers = 2
 
-    @Test func hostileRequestsNeverCrashOrYield500() throws {
-        let started = ContinuousClock.now
-        try withScratchDirectory { directory in
-            let (server, client) = try startChildServer(directory, ["--threads", "2", "--log-level", "notice"])
-            defer { _ = server.stop() }
-            let tally = FuzzTally()
-            let group = ThreadGroup()
-            group.start(Self.workers) { worker in
-                var fuzzer = RequestFuzzer(seed: Self.seed &+ UInt64(worker), token: childToken)
-                for index in 0..<(Self.cases / Self.workers) where !tally.serverDown {
-                    let request = fuzzer.next()
-                    let label = "SENSEI_FUZZ_SEED=\(Self.seed), worker \(worker), case \(index)"
-                    do {
-                        let response = try deliver(request, to: client)
-                        tally.record(response?.status, problem: problem(with: request, response), label, request)
-                    } catch {
-                        tally.record(nil, problem: "\(error)", label, request)
-                        if (try? client.connect()).map({ close($0) }) == nil { tally.markDown() }
+        @Test func hostileRequestsNeverCrashOrYield500() throws {
+            let started = ContinuousClock.now
+            try withScratchDirectory { directory in
+                let (server, client) = try startChildServer(directory, ["--threads", "2", "--log-level", "notice"])
+                defer { _ = server.stop() }
+                let tally = FuzzTally()
+                let group = ThreadGroup()
+                group.start(Self.workers) { worker in
+                    var fuzzer = RequestFuzzer(seed: Self.seed &+ UInt64(worker), token: childToken)
+                    for index in 0..<(Self.cases / Self.workers) where !tally.serverDown {
+                        let request = fuzzer.next()
+                        let label = "SENSEI_FUZZ_SEED=\(Self.seed), worker \(worker), case \(index)"
+                        do {
+                            let response = try deliver(request, to: client)
+                            tally.record(response?.status, problem: problem(with: request, response), label, request)
+                        } catch {
+                            tally.record(nil, problem: "\(error)", label, request)
+                            if (try? client.connect()).map({ close($0) }) == nil { tally.markDown() }
+                        }
                     }
                 }
-            }
-            #expect(group.join(seconds: 1_800))
-            #expect(server.process.isRunning, "the server died: \(server.log.suffix(2000))")
-            for failure in tally.failures.prefix(10) { Issue.record("\(failure)") }
-            let health = try client.get("/health")
-            #expect(health.status == 200 && health.text == #"{"status":"ok"}"#)
-            let logged = server.log.split(separator: "\n").filter {
-                let level = $0.split(separator: " ").dropFirst().first
-                return level == "error" || level == "critical"
-            }
-            #expect(logged.isEmpty, "logged: \(logged.prefix(5).joined(separator: "\n"))")
-            let stored = try expectSensorsMatchTheirReadings(client, "after fuzzing")
-            #expect(server.stop() == 0)
-            #expect(try auditDatabase(in: directory) == "ok")
-            try expectRollupsMatchReadings(in: directory, "after fuzzing")
-            print("fuzz: SENSEI_FUZZ_SEED=\(Self.seed), \(tally.summary), in \((ContinuousClock.now - started).seconds); "
-                  + "then \(stored.count) sensors, \(stored.values.map(\.count).reduce(0, +)) readings consistent")
-        }
-    }
-
-    /// Well-formed cases sent back to back on one keep-alive connection, 2
-    /// to 6 at a time: each is answered, in order, as it would be alone, so
-    /// nothing of one request (its body, its state) leaks into the next.
-    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
-        try withScratchDirectory { directory in
-            let (server, client) = try startChildServer(directory, ["--threads", "2", "--log-level", "notice"])
-            defer { _ = server.stop() }
-            var fuzzer = RequestFuzzer(seed: Self.seed &+ 1_000, token: childToken)
-            var answered = 0
-            for round in 0..<(Self.cases / 10) {
-                var batch: [RequestFuzzer.Case] = []
-                while batch.count < 2 + round % 5 {
-                    let request = fuzzer.next(keepAlive: true)
-                    if request.wellFormed && request.answerOwed { batch.append(request) }
+                #expect(group.join(seconds: 1_800))
+                #expect(server.process.isRunning, "the server died: \(server.log.suffix(2000))")
+                for failure in tally.failures.prefix(10) { Issue.record("\(failure)") }
+                let health = try client.get("/health")
+                #expect(health.status == 200 && health.text == #"{"status":"ok"}"#)
+                let logged = server.log.split(separator: "\n").filter {
+                    let level = $0.split(separator: " ").dropFirst().first
+                    return level == "error" || level == "critical"
                 }
-                let label = "SENSEI_FUZZ_SEED=\(Self.seed), pipelined round \(round)"
-                let responses = try deliverPipelined(batch, to: client)
-                answered += responses.count
-                #expect(responses.count == batch.count,
-                        "\(label): \(responses.count) answers to \(batch.count) requests\n    \(batch.map(\.description).joined(separator: "\n    "))")
-                for (request, response) in zip(batch, responses) {
-                    if let problem = problem(with: request, response) {
-                        Issue.record("\(label): \(problem)\n    \(request)")
+                #expect(logged.isEmpty, "logged: \(logged.prefix(5).joined(separator: "\n"))")
+                let stored = try expectSensorsMatchTheirReadings(client, "after fuzzing")
+                #expect(server.stop() == 0)
+                #expect(try auditDatabase(in: directory) == "ok")
+                try expectRollupsMatchReadings(in: directory, "after fuzzing")
+                print("fuzz: SENSEI_FUZZ_SEED=\(Self.seed), \(tally.summary), in \((ContinuousClock.now - started).seconds); "
+                      + "then \(stored.count) sensors, \(stored.values.map(\.count).reduce(0, +)) readings consistent")
+            }
+        }
+
+        /// Well-formed cases sent back to back on one keep-alive connection, 2
+        /// to 6 at a time: each is answered, in order, as it would be alone, so
+        /// nothing of one request (its body, its state) leaks into the next.
+        @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+            try withScratchDirectory { directory in
+                let (server, client) = try startChildServer(directory, ["--threads", "2", "--log-level", "notice"])
+                defer { _ = server.stop() }
+                var fuzzer = RequestFuzzer(seed: Self.seed &+ 1_000, token: childToken)
+                var answered = 0
+                for round in 0..<(Self.cases / 10) {
+                    var batch: [RequestFuzzer.Case] = []
+                    while batch.count < 2 + round % 5 {
+                        let request = fuzzer.next(keepAlive: true)
+                        if request.wellFormed && request.answerOwed { batch.append(request) }
+                    }
+                    let label = "SENSEI_FUZZ_SEED=\(Self.seed), pipelined round \(round)"
+                    let responses = try deliverPipelined(batch, to: client)
+                    answered += responses.count
+                    #expect(responses.count == batch.count,
+                            "\(label): \(responses.count) answers to \(batch.count) requests\n    \(batch.map(\.description).joined(separator: "\n    "))")
+                    for (request, response) in zip(batch, responses) {
+                        if let problem = problem(with: request, response) {
+                            Issue.record("\(label): \(problem)\n    \(request)")
+                        }
                     }
                 }
+                #expect(server.process.isRunning)
+                try expectSensorsMatchTheirReadings(client, "after pipelining")
+                print("fuzz: \(answered) requests answered in order, pipelined 2 to 6 on a connection")
             }
-            #expect(server.process.isRunning)
-            try expectSensorsMatchTheirReadings(client, "after pipelining")
-            print("fuzz: \(answered) requests answered in order, pipelined 2 to 6 on a connection")
         }
-    }
 
-    /// The same bodies straight into the parser and the reading rules, ten
-    /// times as many (no HTTP, so fast): a parse either fails with an offset
-    /// inside the body or gives a value that writes and parses back the same;
-    /// readings come out finite, in range and at most 10 minutes ahead, or
-    /// are refused with a 422 that says why.
-    @Test func mutatedBodiesParseOrFailCleanly() throws {
-        var fuzzer = RequestFuzzer(seed: Self.seed, token: "")
-        let now = Timestamp.now()
-        var parsed = 0, readings = 0
-        for index in 0..<(Self.cases * 10) {
-            let body = fuzzer.anyBody()
-            let label = "SENSEI_FUZZ_SEED=\(Self.seed), body \(index): \(String(decoding: body.prefix(300), as: UTF8.self))"
-            let value: JSONValue
-            do {
-                value = try JSONParser.parse(body)
-            } catch {
-                #expect((0...body.count).contains(error.offset) && !error.reason.isEmpty, "\(label): \(error)")
-                continue
-            }
-            parsed += 1
-            if value.isFinite {
-                #expect(try JSONParser.parse(value.serialized) == value, "\(label): \(value.serialized) reads back otherwise")
-            }
-            do {
-                let inputs = try ReadingPayload.parse(value, now: now)
-                readings += inputs.count
-                for input in inputs {
-                    #expect(input.value.isFinite, "\(label)")
-                    if let timestamp = input.timestamp {
-                        #expect(Timestamp.range.contains(timestamp.milliseconds), "\(label)")
-                        #expect(timestamp.milliseconds <= now.milliseconds + ReadingPayload.maximumClockSkew, "\(label)")
-                        #expect(Timestamp(rfc3339: timestamp.rfc3339) == timestamp, "\(label): \(timestamp)")
-                    }
+        /// The same bodies straight into the parser and the reading rules, ten
+        /// times as many (no HTTP, so fast): a parse either fails with an offset
+        /// inside the body or gives a value that writes and parses back the same;
+        /// readings come out finite, in range and at most 10 minutes ahead, or
+        /// are refused with a 422 that says why.
+        @Test func mutatedBodiesParseOrFailCleanly() throws {
+            var fuzzer = RequestFuzzer(seed: Self.seed, token: "")
+            let now = Timestamp.now()
+            var parsed = 0, readings = 0
+            for index in 0..<(Self.cases * 10) {
+                let body = fuzzer.anyBody()
+                let label = "SENSEI_FUZZ_SEED=\(Self.seed), body \(index): \(String(decoding: body.prefix(300), as: UTF8.self))"
+                let value: JSONValue
+                do {
+                    value = try JSONParser.parse(body)
+                } catch {
+                    #expect((0...body.count).contains(error.offset) && !error.reason.isEmpty, "\(label): \(error)")
+                    continue
                 }
-            } catch {
-                #expect(error.status == 422 && !(error.message.isEmpty), "\(label): \(error)")
+                parsed += 1
+                if value.isFinite {
+                    #expect(try JSONParser.parse(value.serialized) == value, "\(label): \(value.serialized) reads back otherwise")
+                }
+                do {
+                    let inputs = try ReadingPayload.parse(value, now: now)
+                    readings += inputs.count
+                    for input in inputs {
+                        #expect(input.value.isFinite, "\(label)")
+                        if let timestamp = input.timestamp {
+                            #expect(Timestamp.range.contains(timestamp.milliseconds), "\(label)")
+                            #expect(timestamp.milliseconds <= now.milliseconds + ReadingPayload.maximumClockSkew, "\(label)")
+                            #expect(Timestamp(rfc3339: timestamp.rfc3339) == timestamp, "\(label): \(timestamp)")
+                        }
+                    }
+                } catch {
+                    #expect(error.status == 422 && !(error.message.isEmpty), "\(label): \(error)")
+                }
             }
+            print("fuzz: \(Self.cases * 10) bodies into the parser: \(parsed) parsed, \(readings) readings accepted")
         }
-        print("fuzz: \(Self.cases * 10) bodies into the parser: \(parsed) parsed, \(readings) readings accepted")
     }
 }
 

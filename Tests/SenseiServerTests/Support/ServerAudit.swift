@@ -11,8 +11,13 @@ import Glibc
 #endif
 
 // Helpers for the tests that drive the real binary hard (crash safety,
-// overload, fuzzing): synchronous, because they block on sockets and threads,
-// and blocking inside async tests starves Swift's small cooperative pool.
+// overload, fuzzing, slow writes), which block on sockets and threads.
+
+/// The suites that block for seconds at a time. Even a synchronous test runs
+/// on Swift's cooperative pool (two threads on the reference machine), so
+/// these run one at a time, leaving the other thread to the rest of the tests
+/// (run side by side, they starved an async client-timeout test to 26 s).
+@Suite(.serialized) enum BlockingSuites {}
 
 /// Makes a fresh temporary directory, removed after `body`.
 func withScratchDirectory<T>(_ body: (String) throws -> T) throws -> T {
