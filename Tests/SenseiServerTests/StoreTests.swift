@@ -66,6 +66,28 @@ struct StoreTests {
         }
     }
 
+    /// Readings without a timestamp take the receive time, moved on past
+    /// every taken millisecond: a batch lays them end to end, a later write
+    /// at the same instant goes after them, and a device's reading already
+    /// in the way is stepped over, never replaced.
+    @Test func receiveTimeReadingsNeverCollide() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try SenseiStore(path: directory + "/s.sqlite")
+            let received = Timestamp(milliseconds: 1_700_000_000_000)
+            let device = ReadingInput(timestamp: Timestamp(milliseconds: received.milliseconds + 5_001), value: -1)
+            try store.insertReadings([device], into: .code("r"), createIfMissing: true)
+            let batch = (0..<5_000).map { ReadingInput(timestamp: nil, value: Double($0)) }
+            try store.insertReadings(batch, into: .code("r"), createIfMissing: false, receivedAt: received)
+            try store.insertReadings((0..<3).map { ReadingInput(timestamp: nil, value: Double(10_000 + $0)) },
+                                     into: .code("r"), createIfMissing: false, receivedAt: received)
+            let (sensor, readings) = try store.readings(of: .code("r"), ReadingQuery(limit: 10_000, ascending: true))
+            #expect(sensor.count == 5_004)
+            let offsets = readings.map { $0.timestamp.milliseconds - received.milliseconds }
+            #expect(offsets == Array(0..<5_000) + [5_000, 5_001, 5_002, 5_003])
+            #expect(readings.map(\.value) == (0..<5_000).map(Double.init) + [10_000, -1, 10_001, 10_002])
+        }
+    }
+
     @Test func deletedSensorIdsAreNeverReused() async throws {
         try await withTemporaryDirectory { directory in
             let store = try SenseiStore(path: directory + "/s.sqlite")

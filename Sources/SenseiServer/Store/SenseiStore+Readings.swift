@@ -32,7 +32,7 @@ extension SenseiStore {
     public func insertReadings(_ readings: [ReadingInput], into reference: SensorReference,
                                createIfMissing: Bool, receivedAt: Timestamp = .now()) throws -> Int {
         try groupCommit.write(Self.insertion(readings, into: reference, createIfMissing: createIfMissing,
-                                             receivedAt: receivedAt))
+                                             receivedAt: receivedAt, hints: receiveTimeHints))
     }
 
     /// `insertReadings` without waiting: `completion` runs on the writer
@@ -41,14 +41,16 @@ extension SenseiStore {
     public func insertReadings(_ readings: [ReadingInput], into reference: SensorReference,
                                createIfMissing: Bool, receivedAt: Timestamp = .now(),
                                completion: @escaping @Sendable (Result<Int, any Error>) -> Void) {
-        let work = Self.insertion(readings, into: reference, createIfMissing: createIfMissing, receivedAt: receivedAt)
+        let work = Self.insertion(readings, into: reference, createIfMissing: createIfMissing,
+                                  receivedAt: receivedAt, hints: receiveTimeHints)
         groupCommit.submit({ db in try work(db) }) { result in
             completion(result.map { $0 as! Int })
         }
     }
 
     private static func insertion(_ readings: [ReadingInput], into reference: SensorReference,
-                                  createIfMissing: Bool, receivedAt: Timestamp) -> @Sendable (Database) throws -> Int {
+                                  createIfMissing: Bool, receivedAt: Timestamp,
+                                  hints: ReceiveTimeHints) -> @Sendable (Database) throws -> Int {
         { db in
             let sensor = try resolveForWrite(reference, createIfMissing: createIfMissing, at: receivedAt, in: db)
             for (index, reading) in readings.enumerated() {
@@ -56,7 +58,7 @@ extension SenseiStore {
                     throw StoreError.invalidValue(index: index, reason: problem)
                 }
             }
-            try insert(readings, sensorID: sensor.id, receivedAt: receivedAt, in: db)
+            try insert(readings, sensorID: sensor.id, receivedAt: receivedAt, hints: hints, in: db)
             return readings.count
         }
     }
@@ -84,7 +86,7 @@ extension SenseiStore {
     }
 
     private static func insert(_ readings: [ReadingInput], sensorID: Int64, receivedAt: Timestamp,
-                               in db: Database) throws {
+                               hints: ReceiveTimeHints, in db: Database) throws {
         let insert = BoundStatement(try db.cachedStatement(sql: """
             INSERT INTO readings (sensor_id, ts, value) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
             """))
@@ -102,8 +104,10 @@ extension SenseiStore {
         var added = 0
         var newest: (ts: Int64, value: Double)?
         var rollups = RollupChanges()
+        var nextReceiveTime: Int64?
         for reading in readings {
-            var ts = reading.timestamp?.milliseconds ?? receivedAt.milliseconds
+            var ts = reading.timestamp?.milliseconds
+                ?? nextReceiveTime ?? hints.start(for: sensorID, receivedAt: receivedAt.milliseconds)
             while true {
                 insert.bind(1, sensorID)
                 insert.bind(2, ts)
@@ -124,9 +128,11 @@ extension SenseiStore {
                     break
                 }
             }
+            if reading.timestamp == nil { nextReceiveTime = ts + 1 }
             // `>=`: of several readings at one instant, the later one wins.
             if newest == nil || ts >= newest!.ts { newest = (ts, reading.value) }
         }
+        if let nextReceiveTime { hints.record(nextReceiveTime, for: sensorID) }
         guard let newest else { return }
         try rollups.apply(to: sensorID, in: db)
         let update = BoundStatement(try db.cachedStatement(sql: """

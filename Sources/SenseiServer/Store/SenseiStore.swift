@@ -27,6 +27,8 @@ public final class SenseiStore: Sendable {
     let pool: DatabasePool
     let groupCommit: GroupCommit
     let tokenLookup: TokenLookup
+    /// Where receive-time readings may start, per sensor.
+    let receiveTimeHints = ReceiveTimeHints()
 
     /// Opens (creating if needed) the database at `path`.
     public init(path: String) throws {
