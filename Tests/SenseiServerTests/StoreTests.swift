@@ -88,6 +88,38 @@ struct StoreTests {
         }
     }
 
+    /// Batches go in a chunk of 100 per statement where nothing can collide,
+    /// and row by row elsewhere: the result must not show which way a reading
+    /// went. Chunks here: new (chunked), one holding a stored reading (row by
+    /// row, replacing it), out of order (row by row), a repeated instant, and
+    /// the whole batch again (all replacements).
+    @Test func chunkedAndRowByRowBatchesStoreTheSame() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try SenseiStore(path: directory + "/s.sqlite")
+            let base: Int64 = 1_700_000_000_000
+            let t = { (i: Int) in Timestamp(milliseconds: base + Int64(i) * 7_000) }
+            try store.insertReadings([ReadingInput(timestamp: t(150), value: -5)], into: .code("c"), createIfMissing: true)
+            var batch = (0..<450).map { ReadingInput(timestamp: t($0), value: Double($0 % 17) + 0.5) }
+            batch[200..<300].reverse()                                       // out of order
+            batch[320] = ReadingInput(timestamp: t(319), value: 99)          // an instant twice: the later wins
+            try store.insertReadings(batch, into: .code("c"), createIfMissing: false)
+            try expectRollupsMatchReadings(store, "first batch")
+            let (sensor, readings) = try store.readings(of: .code("c"), ReadingQuery(limit: 10_000, ascending: true))
+            #expect(sensor.count == 449)
+            #expect(readings.count == 449)
+            let expected = (0..<450).filter { $0 != 320 }.map { i in
+                Reading(timestamp: t(i), value: i == 319 ? 99 : Double(i % 17) + 0.5)
+            }
+            #expect(readings == expected)
+            #expect(readings.first { $0.timestamp == t(320) } == nil)
+            #expect(sensor.latest == Reading(timestamp: t(449), value: Double(449 % 17) + 0.5))
+            // A device retrying the whole batch changes nothing.
+            try store.insertReadings(batch, into: .code("c"), createIfMissing: false)
+            #expect(try store.sensor(.code("c"))?.count == 449)
+            try expectRollupsMatchReadings(store, "retried batch")
+        }
+    }
+
     @Test func deletedSensorIdsAreNeverReused() async throws {
         try await withTemporaryDirectory { directory in
             let store = try SenseiStore(path: directory + "/s.sqlite")

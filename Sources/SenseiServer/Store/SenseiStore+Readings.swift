@@ -105,7 +105,20 @@ extension SenseiStore {
         var newest: (ts: Int64, value: Double)?
         var rollups = RollupChanges()
         var nextReceiveTime: Int64?
-        for reading in readings {
+        var index = readings.startIndex
+        while index < readings.endIndex {
+            let end = index + ChunkInsert.size
+            if end <= readings.endIndex,
+               let last = try ChunkInsert.run(readings[index..<end], sensorID: sensorID, in: db) {
+                for reading in readings[index..<end] { rollups.added(reading.value, at: reading.timestamp!.milliseconds) }
+                added += ChunkInsert.size
+                if newest == nil || last.ts >= newest!.ts { newest = last }
+                index = end
+                continue
+            }
+            // Row by row, up to where the next chunk may start.
+            let stop = min(end, readings.endIndex)
+            for reading in readings[index..<stop] {
             var ts = reading.timestamp?.milliseconds
                 ?? nextReceiveTime ?? hints.start(for: sensorID, receivedAt: receivedAt.milliseconds)
             while true {
@@ -131,6 +144,8 @@ extension SenseiStore {
             if reading.timestamp == nil { nextReceiveTime = ts + 1 }
             // `>=`: of several readings at one instant, the later one wins.
             if newest == nil || ts >= newest!.ts { newest = (ts, reading.value) }
+            }
+            index = stop
         }
         if let nextReceiveTime { hints.record(nextReceiveTime, for: sensorID) }
         guard let newest else { return }
