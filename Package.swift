@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C libraries, found through pkg-config.
@@ -40,6 +41,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
         .executableTarget(
             name: "sensei-server", dependencies: ["SenseiServer"], path: "Sources/sensei-server"),

@@ -5,6 +5,7 @@
 #include <netdb.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -93,6 +94,7 @@ struct sensei_daemon {
     struct sensei_callbacks callbacks;
     MHD_socket listen_socket;  // set by quiesce
     struct sensei_deadlines deadlines;
+    atomic_long open_connections;  // for metrics: counted as MHD opens and closes them
     // Our own copies of the PEM text: the caller's strings live only for the
     // call, and MHD keeps the pointers it is given.
     char *tls_cert_pem;
@@ -107,6 +109,15 @@ static void free_handle(struct sensei_daemon *handle) {
         free(handle->tls_key_pem);
     }
     free(handle);
+}
+
+// Counts connections, then lets the deadlines watch them.
+static void notify_connection(void *cls, struct MHD_Connection *connection, void **socket_context,
+                              enum MHD_ConnectionNotificationCode code) {
+    struct sensei_daemon *handle = cls;
+    atomic_fetch_add_explicit(&handle->open_connections, code == MHD_CONNECTION_NOTIFY_STARTED ? 1 : -1,
+                              memory_order_relaxed);
+    sensei_deadlines_notify(&handle->deadlines, connection, socket_context, code);
 }
 
 struct sensei_daemon *sensei_daemon_start(const struct sensei_daemon_config *config,
@@ -193,7 +204,7 @@ struct sensei_daemon *sensei_daemon_start(const struct sensei_daemon_config *con
                                            (intptr_t)config->connection_memory_limit, NULL};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION,
-                                           (intptr_t)sensei_deadlines_notify, &handle->deadlines};
+                                           (intptr_t)notify_connection, handle};
     if (tls) {
         options[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, handle->tls_cert_pem};
         options[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, handle->tls_key_pem};
@@ -235,6 +246,10 @@ struct sensei_daemon *sensei_daemon_start(const struct sensei_daemon_config *con
 uint16_t sensei_daemon_port(struct sensei_daemon *handle) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(handle->daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info ? info->port : 0;
+}
+
+long sensei_daemon_open_connections(struct sensei_daemon *handle) {
+    return atomic_load_explicit(&handle->open_connections, memory_order_relaxed);
 }
 
 void sensei_daemon_quiesce(struct sensei_daemon *handle) {

@@ -18,11 +18,14 @@ struct AuthTests {
         ("POST", "/sensors/first/data", #"{"value":1}"#, .write),
         ("POST", "/sensor_data", #"{"sensor_code":"first","value":"1"}"#, .write),
         ("GET", "/sensor_data/first", nil, .read),
+        ("GET", "/metrics", nil, .read),
     ]
 
     @Test func everyRouteIsCoveredByTheTable() async throws {
         let table = Set(Self.routes.map { "\($0.method) \($0.path)" })
-        let router = try await withTestServer { server in SenseiApplication.routes(store: server.store) }
+        let router = try await withTestServer { server in
+            SenseiApplication.routes(store: server.store, metrics: server.application.metrics)
+        }
         #expect(router.routes.count == Self.routes.count + 1)  // + GET /health
         for route in router.routes where route.pattern != "/health" {
             let concrete = route.pattern.replacingOccurrences(of: ":id", with: route.method == "DELETE" ? "second" : "first")

@@ -46,6 +46,8 @@ struct sensei_daemon *sensei_daemon_start(const struct sensei_daemon_config *con
 
 /// The port the daemon listens on (useful after asking for port 0).
 uint16_t sensei_daemon_port(struct sensei_daemon *daemon);
+/// Connections open now (accepted and not yet closed).
+long sensei_daemon_open_connections(struct sensei_daemon *daemon);
 /// Stops accepting new connections; in-flight ones go on.
 void sensei_daemon_quiesce(struct sensei_daemon *daemon);
 /// Closes every connection and joins the worker threads.

@@ -23,6 +23,7 @@ public final class SenseiApplication: Sendable {
 
     public let configuration: Configuration
     public let store: SenseiStore
+    let metrics: ServerMetrics
     private let logger: Logger
     private let authenticator: Authenticator
     private let router: Router
@@ -38,22 +39,26 @@ public final class SenseiApplication: Sendable {
         directoryLock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "sensei-server serve")
         store = try SenseiStore(path: configuration.databasePath)
         authenticator = Authenticator(store: store, presharedToken: configuration.presharedToken, logger: logger)
-        router = Self.routes(store: store)
+        metrics = ServerMetrics()
+        metrics.observeCommits(of: store)
+        router = Self.routes(store: store, metrics: metrics)
         retentionSweeper = RetentionSweeper(store: store, interval: configuration.retentionSweepInterval, logger: logger)
         let router = router
         let authenticator = authenticator
-        http = HTTPServer(configuration: configuration.http, logger: logger) { request, responder in
-            Self.handle(request, router: router, authenticator: authenticator, logger: logger,
-                        respond: responder.respond)
+        let routeMetrics = RouteMetrics(registry: metrics.registry, router: router)
+        http = HTTPServer(configuration: configuration.http, logger: logger, observer: routeMetrics) { request, responder in
+            Self.handle(request, router: router, authenticator: authenticator, logger: logger, responder: responder)
         }
+        metrics.attach(http)
     }
 
-    static func routes(store: SenseiStore) -> Router {
+    static func routes(store: SenseiStore, metrics: ServerMetrics) -> Router {
         var router = Router()
         HealthRoutes().addRoutes(to: &router)
         SensorRoutes(store: store).addRoutes(to: &router)
-        ReadingRoutes(store: store).addRoutes(to: &router)
-        LegacyRoutes(store: store).addRoutes(to: &router)
+        ReadingRoutes(store: store, metrics: metrics).addRoutes(to: &router)
+        LegacyRoutes(store: store, metrics: metrics).addRoutes(to: &router)
+        MetricsRoutes(store: store, metrics: metrics).addRoutes(to: &router)
         return router
     }
 
@@ -90,32 +95,37 @@ public final class SenseiApplication: Sendable {
         logger.notice("no token existed: created admin token '\(name)'; it is in \(configuration.tokenFilePath)")
     }
 
+    /// Routes the request, checks its token and answers it through `responder`,
+    /// which is tagged with the route's index (or `unmatchedIndex`) for the metrics.
     static func handle(_ request: Request, router: Router, authenticator: Authenticator, logger: Logger,
-                       respond: @escaping @Sendable (Response) -> Void) {
+                       responder: Responder) {
         switch router.match(method: request.method, path: request.path) {
         case .notFound:
-            respond(.error(.notFound("no route for \(request.method) \(request.path)")))
+            responder.tag(route: router.unmatchedIndex)
+            responder.respond(.error(.notFound("no route for \(request.method) \(request.path)")))
         case .methodNotAllowed(let allowed):
-            respond(.error(.methodNotAllowed(request.method, allowed: allowed)))
+            responder.tag(route: router.unmatchedIndex)
+            responder.respond(.error(.methodNotAllowed(request.method, allowed: allowed)))
         case .found(let route, let parameters):
+            responder.tag(route: route.index)
             let answer: @Sendable (Result<Response, any Error>) -> Void = { result in
                 switch result {
-                case .success(let response): respond(response)
-                case .failure(let error): respond(Self.response(for: error, request: request, logger: logger))
+                case .success(let response): responder.respond(response)
+                case .failure(let error): responder.respond(Self.response(for: error, request: request, logger: logger))
                 }
             }
             do {
                 if let required = route.scope {
                     guard let granted = try authenticator.scope(for: request.authorization) else {
-                        return respond(.error(.unauthorized))
+                        return responder.respond(.error(.unauthorized))
                     }
                     guard granted.allows(required) else {
-                        return respond(.error(.forbidden(
+                        return responder.respond(.error(.forbidden(
                             "this token has \(granted.rawValue) scope; \(route.method) \(route.pattern) needs \(required.rawValue)")))
                     }
                 }
                 switch route.action {
-                case .immediate(let handler): respond(try handler(request, parameters))
+                case .immediate(let handler): responder.respond(try handler(request, parameters))
                 case .deferred(let handler): try handler(request, parameters, answer)
                 }
             } catch {

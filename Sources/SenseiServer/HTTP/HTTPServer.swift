@@ -52,6 +52,7 @@ public final class HTTPServer: Sendable {
 
     let configuration: Configuration
     let logger: Logger
+    private let observer: (any HTTPServerObserver)?
     private let handler: Handler
     private let daemon = Mutex<DaemonHandle?>(nil)
     private let boundPort = Atomic<UInt16>(0)
@@ -62,14 +63,24 @@ public final class HTTPServer: Sendable {
     private let bufferedBodyBytes = Atomic<Int>(0)
     private let requestCounter = Atomic<UInt64>(0)
 
-    public init(configuration: Configuration, logger: Logger, handler: @escaping Handler) {
+    public init(configuration: Configuration, logger: Logger, observer: (any HTTPServerObserver)? = nil,
+                handler: @escaping Handler) {
         self.configuration = configuration
         self.logger = logger
+        self.observer = observer
         self.handler = handler
     }
 
     /// The port being listened on, once started.
     public var port: Int { Int(boundPort.load(ordering: .acquiring)) }
+
+    /// Connections open now; 0 when not started.
+    public var openConnections: Int {
+        daemon.withLock { handle in handle.map { Int(sensei_daemon_open_connections($0.pointer)) } ?? 0 }
+    }
+
+    /// Requests announced and not yet over (answered and sent, or cut off).
+    public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
     public func start() throws {
         var config = sensei_daemon_config()
@@ -164,7 +175,7 @@ public final class HTTPServer: Sendable {
                 }
                 if let refusal {
                     pending.answered = true
-                    queue(.error(refusal), on: connection, request: label(pending, method, url))
+                    queue(.error(refusal), on: connection, request: label(pending, method, url), route: -1)
                 }
             }
             return true
@@ -196,7 +207,7 @@ public final class HTTPServer: Sendable {
         pending.answered = true
         guard pending.receivedBytes <= configuration.maxBodyBytes, !pending.overloaded else {
             let refusal: APIError = pending.overloaded ? .overloaded : .payloadTooLarge(limit: configuration.maxBodyBytes)
-            queue(.error(refusal), on: connection, request: label(pending, method, url))
+            queue(.error(refusal), on: connection, request: label(pending, method, url), route: -1)
             return true
         }
         let request = Request(
@@ -240,9 +251,10 @@ public final class HTTPServer: Sendable {
         logger.warning("libmicrohttpd: \(message)")
     }
 
-    /// Hands `response` to MHD and logs the request. On the connection's
-    /// worker thread, or on any thread while the connection is suspended.
-    fileprivate func queue(_ response: Response, on connection: OpaquePointer, request: RequestLabel) {
+    /// Hands `response` to MHD, tells the observer and logs the request. On
+    /// the connection's worker thread, or on any thread while the connection
+    /// is suspended. `route`: the handler's tag (`Responder.tag(route:)`).
+    fileprivate func queue(_ response: Response, on connection: OpaquePointer, request: RequestLabel, route: Int) {
         let mhdResponse = response.body.withUnsafeBytes { sensei_response_create($0.baseAddress, $0.count) }
         for (name, value) in response.headers {
             _ = sensei_response_add_header(mhdResponse, name, value)
@@ -250,8 +262,12 @@ public final class HTTPServer: Sendable {
         if sensei_response_queue(connection, UInt32(response.status), mhdResponse) == 0 {
             logger.warning("could not queue a response", metadata: ["request": "\(request.id)"])
         }
-        guard logger.logLevel <= .info else { return }
+        let logs = logger.logLevel <= .info
+        guard logs || observer != nil else { return }
         let elapsed = ContinuousClock.now - request.started
+        observer?.responded(method: request.method, path: request.path, route: route, status: response.status,
+                            elapsed: elapsed)
+        guard logs else { return }
         let milliseconds = Double(elapsed.components.seconds) * 1000
             + Double(elapsed.components.attoseconds / 10_000_000_000_000) / 100
         logger.info("\(request.method) \(request.path) \(response.status) \(formatNumber(milliseconds))ms",
@@ -269,6 +285,15 @@ public final class HTTPServer: Sendable {
         }
         return arguments
     }
+}
+
+/// Told of every response as it is queued, on the thread queueing it: keep
+/// it short. `route` is the handler's tag for the request
+/// (`Responder.tag(route:)`), -1 when there is none, as for the 413 and 503
+/// refusals the server makes before any handler runs. `elapsed` runs from
+/// the request's arrival (its headers read) to now.
+public protocol HTTPServerObserver: Sendable {
+    func responded(method: String, path: String, route: Int, status: Int, elapsed: Duration)
 }
 
 public enum HTTPServerError: Error, CustomStringConvertible {
@@ -319,11 +344,18 @@ public final class Responder: Sendable {
     private let connection: ConnectionHandle
     private let label: RequestLabel
     private let state = Mutex<State>(.handling)
+    private let route = Atomic<Int>(-1)
 
     init(server: HTTPServer, connection: ConnectionHandle, label: RequestLabel) {
         self.server = server
         self.connection = connection
         self.label = label
+    }
+
+    /// Names what the request is for the observer (a route's number, say),
+    /// before answering; the number means what the observer makes of it.
+    public func tag(route: Int) {
+        self.route.store(route, ordering: .relaxed)
     }
 
     /// Answers the request; later calls are ignored.
@@ -342,7 +374,7 @@ public final class Responder: Sendable {
             }
         }
         guard resume else { return }
-        server.queue(response, on: connection.pointer, request: label)
+        server.queue(response, on: connection.pointer, request: label, route: route.load(ordering: .relaxed))
         sensei_connection_resume(connection.pointer)
     }
 
@@ -360,7 +392,7 @@ public final class Responder: Sendable {
             server.noteSuspended(self, id: label.id, true)
             return nil
         }
-        if let early { server.queue(early, on: connection.pointer, request: label) }
+        if let early { server.queue(early, on: connection.pointer, request: label, route: route.load(ordering: .relaxed)) }
     }
 }
 

@@ -4,6 +4,7 @@ import SenseiModels
 /// and messages are frozen: change nothing here that a device could notice.
 struct LegacyRoutes {
     let store: SenseiStore
+    let metrics: ServerMetrics
 
     func addRoutes(to router: inout Router) {
         router.addDeferred("POST", "/sensor_data", scope: .write) { request, _, reply in try post(request, reply: reply) }
@@ -29,8 +30,9 @@ struct LegacyRoutes {
         }
         store.insertReadings([ReadingInput(timestamp: nil, value: value)], into: .code(code),
                              createIfMissing: true, receivedAt: receivedAt) { result in
-            reply(result.map { _ in
-                .json(status: 201) { writer in
+            reply(result.map { accepted in
+                metrics.readingsAccepted(accepted)
+                return .json(status: 201) { writer in
                     writer.beginObject()
                     writer.key("status")
                     writer.string("ok")

@@ -3,6 +3,7 @@ import SenseiModels
 /// A sensor's readings: listing, aggregating, CSV export and posting.
 struct ReadingRoutes {
     let store: SenseiStore
+    let metrics: ServerMetrics
     static let maximumLimit = 10_000
     static let maximumBuckets = 2_000
 
@@ -59,7 +60,8 @@ struct ReadingRoutes {
         }
         store.insertReadings(readings, into: reference, createIfMissing: true, receivedAt: receivedAt) { result in
             reply(result.map { accepted in
-                .json(status: 201) { writer in
+                metrics.readingsAccepted(accepted)
+                return .json(status: 201) { writer in
                     writer.beginObject()
                     writer.key("accepted")
                     writer.int(accepted)

@@ -22,6 +22,8 @@ public struct Router: Sendable {
         public let pattern: String
         /// nil: open to anyone (only `GET /health`).
         public let scope: Scope?
+        /// Its place in the table, from 0: how metrics tell routes apart.
+        public let index: Int
         fileprivate let segments: [Segment]
         let action: Action
     }
@@ -58,7 +60,8 @@ public struct Router: Sendable {
 
     private mutating func add(_ method: String, _ pattern: String, scope: Scope?, action: Action) {
         let segments = Self.split(pattern).map { $0.hasPrefix(":") ? Segment.parameter(String($0.dropFirst())) : .literal(String($0)) }
-        routes.append(Route(method: method, pattern: pattern, scope: scope, segments: segments, action: action))
+        routes.append(Route(method: method, pattern: pattern, scope: scope, index: routes.count,
+                            segments: segments, action: action))
     }
 
     public func match(method: String, path: String) -> Match {

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The process's own figures, read from /proc/self as Prometheus' standard
+/// `process_*` metrics define them. nil where /proc cannot say (not Linux).
+enum ProcessStats {
+    /// Resident set size in bytes: the second field of /proc/self/statm, in pages.
+    static func residentMemoryBytes() -> Int? {
+        guard let statm = read("/proc/self/statm") else { return nil }
+        let fields = statm.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// When the process started, in seconds since the epoch: its start in
+    /// clock ticks after boot (field 22 of /proc/self/stat) plus the boot
+    /// time (`btime` in /proc/stat).
+    static func startTimeSeconds() -> Double? {
+        guard let stat = read("/proc/self/stat"), let procStat = read("/proc/stat") else { return nil }
+        // Field 2, the command name, is in parentheses and may hold spaces:
+        // count fields from after its closing one (that is field 3).
+        guard let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 19, let ticks = Double(fields[19]) else { return nil }
+        guard let line = procStat.split(separator: "\n").first(where: { $0.hasPrefix("btime ") }),
+              let boot = Double(line.dropFirst("btime ".count)) else { return nil }
+        return boot + ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// A small /proc file whole (their size reads as 0, so no stat first).
+    private static func read(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = Glibc.read(descriptor, &buffer, buffer.count)
+            guard count > 0 else { return count == 0 ? String(decoding: bytes, as: UTF8.self) : nil }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
+    }
+}
