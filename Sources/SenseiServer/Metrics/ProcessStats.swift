@@ -14,18 +14,24 @@ enum ProcessStats {
     }
 
     /// When the process started, in seconds since the epoch: its start in
-    /// clock ticks after boot (field 22 of /proc/self/stat) plus the boot
-    /// time (`btime` in /proc/stat).
+    /// clock ticks after boot (field 22 of /proc/self/stat) placed on the
+    /// wall clock through CLOCK_BOOTTIME. Not /proc/stat's `btime`: the
+    /// systemd unit's ProcSubset=pid hides everything in /proc but processes.
     static func startTimeSeconds() -> Double? {
-        guard let stat = read("/proc/self/stat"), let procStat = read("/proc/stat") else { return nil }
+        guard let stat = read("/proc/self/stat") else { return nil }
         // Field 2, the command name, is in parentheses and may hold spaces:
         // count fields from after its closing one (that is field 3).
         guard let close = stat.lastIndex(of: ")") else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 19, let ticks = Double(fields[19]) else { return nil }
-        guard let line = procStat.split(separator: "\n").first(where: { $0.hasPrefix("btime ") }),
-              let boot = Double(line.dropFirst("btime ".count)) else { return nil }
+        var now = timespec(), sinceBoot = timespec()
+        guard clock_gettime(CLOCK_REALTIME, &now) == 0, clock_gettime(CLOCK_BOOTTIME, &sinceBoot) == 0 else { return nil }
+        let boot = seconds(now) - seconds(sinceBoot)
         return boot + ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    private static func seconds(_ time: timespec) -> Double {
+        Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// A small /proc file whole (their size reads as 0, so no stat first).

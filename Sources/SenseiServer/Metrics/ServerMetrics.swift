@@ -69,7 +69,7 @@ final class ServerMetrics: Sendable {
     func observeCommits(of store: SenseiStore) {
         // The metrics, not `self`: the store would otherwise keep this alive.
         store.groupCommit.onCommit.withLock { [commits, commitWrites, commitReadings] observer in
-            observer = { outcomes in
+            observer = CommitObserver { outcomes in
                 commits.increment()
                 commitWrites.record(Double(outcomes.count))
                 // A reading insert answers with how many readings it stored;

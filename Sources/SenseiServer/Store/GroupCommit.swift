@@ -21,9 +21,8 @@ final class GroupCommit: Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     /// Committed transactions so far: a cheap "has anything changed?" for caches.
     let commits = Atomic<UInt64>(0)
-    /// Told of each committed transaction, on the writer thread, with the
-    /// outcome of every write in it: for metrics.
-    let onCommit = Mutex<(@Sendable ([Result<any Sendable, any Error>]) -> Void)?>(nil)
+    /// Told of each committed transaction, on the writer thread: for metrics.
+    let onCommit = Mutex<CommitObserver?>(nil)
 
     private struct Queue {
         var writes: [PendingWrite] = []
@@ -97,7 +96,7 @@ final class GroupCommit: Sendable {
                 outcomes = try transaction(writes, isolating: true)
             }
             commits.add(1, ordering: .releasing)
-            onCommit.withLock { $0 }?(outcomes)
+            onCommit.withLock { $0 }?.committed(outcomes)
         } catch {
             // The transaction could not begin or commit: nothing in it was stored.
             outcomes = writes.map { _ in .failure(error) }
