@@ -64,7 +64,7 @@ private func expectAgreement(_ body: String, sourceLocation: SourceLocation = #_
     /// Random bodies near the device shapes, and byte mutations of them.
     @Test(arguments: 0..<4)
     func randomBodiesAgreeWithTheGeneralParser(seed: UInt64) {
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: seed)
         var accepted = 0
         for _ in 0..<3_000 {
             var body = Array(randomBody(&random).utf8)
@@ -84,7 +84,7 @@ private func expectAgreement(_ body: String, sourceLocation: SourceLocation = #_
 
     /// Decimals read by the shortcut equal Swift's full decimal parser.
     @Test func numbersMatchTheFullDecimalParser() throws {
-        var random = SplitMix(seed: 7)
+        var random = SplitMix64(seed: 7)
         for _ in 0..<20_000 {
             let text = randomNumber(&random)
             let parsed = try JSONParser.parse("[\(text)]")[0]?.doubleValue
@@ -95,7 +95,7 @@ private func expectAgreement(_ body: String, sourceLocation: SourceLocation = #_
     }
 }
 
-private func randomNumber(_ random: inout SplitMix) -> String {
+private func randomNumber(_ random: inout SplitMix64) -> String {
     let digits = "0123456789".map(String.init)
     var text = random.next() % 4 == 0 ? "-" : ""
     let integer = Int(random.next() % 17)
@@ -107,7 +107,7 @@ private func randomNumber(_ random: inout SplitMix) -> String {
     return text
 }
 
-private func randomBody(_ random: inout SplitMix) -> String {
+private func randomBody(_ random: inout SplitMix64) -> String {
     func pick<T>(_ options: [T]) -> T { options[Int(random.next() % UInt64(options.count))] }
     func value() -> String {
         pick([randomNumber(&random), "\"\(randomNumber(&random))\"", "true", "false", "null", "\" 7 \"", "\"x\"", "1e400"])
@@ -129,7 +129,7 @@ private func randomBody(_ random: inout SplitMix) -> String {
 }
 
 /// A small seeded generator, so a failure can be replayed.
-private struct SplitMix {
+private struct SplitMix64 {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

@@ -20,7 +20,7 @@ struct RetentionTests {
 
     /// Readings every `interval` ms from `start` for `days`, values seeded.
     static func series(days: Int64, interval: Int64, seed: UInt64) -> [ReadingInput] {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         return stride(from: start, to: start + days * day, by: Int(interval)).map {
             ReadingInput(timestamp: t($0), value: Double.random(in: -50...50, using: &random))
         }
@@ -90,7 +90,7 @@ struct RetentionTests {
     /// collisions, before 1970), cut at a random instant in random batches.
     @Test(arguments: 1...6)
     func randomDataAndCutoffsKeepRollupsExact(seed: UInt64) async throws {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         try await withTemporaryDirectory { directory in
             let store = try SenseiStore(path: directory + "/s.sqlite")
             let times = try RandomDataset.insert(into: store, code: "r", exactValues: false, using: &random)

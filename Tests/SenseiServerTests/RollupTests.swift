@@ -12,7 +12,7 @@ struct RollupTests {
 
     @Test(arguments: 1...12)
     func randomDataAndRangesMatchTheReadings(seed: UInt64) async throws {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         // Values in quarters add up exactly in any order: those means must be equal, not just close.
         let exactMeans = seed % 2 == 0
         try await withTemporaryDirectory { directory in
@@ -119,7 +119,7 @@ enum RandomDataset {
     /// retries (some with new values), repeats within a batch and readings
     /// without timestamps that collide. Returns every timestamp written.
     static func insert(into store: SenseiStore, code: String, exactValues: Bool,
-                       using random: inout SeededGenerator) throws -> [Int64] {
+                       using random: inout SplitMix64) throws -> [Int64] {
         func value() -> Double {
             exactValues ? Double(Int.random(in: -4000...4000, using: &random)) / 4
                 : Double.random(in: -1000...1000, using: &random)

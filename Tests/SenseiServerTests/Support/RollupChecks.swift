@@ -3,23 +3,6 @@ import Testing
 import SenseiModels
 @testable import SenseiServer
 
-/// SplitMix64: a tiny seeded generator, so a failing random case replays.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The buckets as the brief defines them, from the readings alone: one
 /// GROUP BY, no rollups.
 func rawBuckets(_ store: SenseiStore, sensorID: Int64, after: Int64, before: Int64,
