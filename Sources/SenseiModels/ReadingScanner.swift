@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The fast path for posted readings: reads the shapes devices send —
 /// `{"value": …, "timestamp": …}` and `{"data": [{…}, …]}` — straight from
 /// the body's bytes into `ReadingInput`s, without building a `JSONValue`
@@ -142,17 +136,13 @@ public enum ReadingScanner {
         }
 
         private mutating func literal(_ word: StaticString) -> Bool {
-            let count = word.utf8CodeUnitCount
-            guard position + count <= bytes.count,
-                  Self.equal(UnsafeBufferPointer(rebasing: bytes[position..<position + count]), word) else { return false }
-            position += count
+            guard JSONBytes.hasWord(bytes, at: position, word) else { return false }
+            position += word.utf8CodeUnitCount
             return true
         }
 
-        /// Byte comparison; the generic `elementsEqual` cost more than the rest of a reading.
         private static func equal(_ text: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
-            text.count == word.utf8CodeUnitCount
-                && (text.isEmpty || memcmp(text.baseAddress!, word.utf8Start, text.count) == 0)
+            text.count == word.utf8CodeUnitCount && JSONBytes.hasWord(text, at: 0, word)
         }
 
         /// Takes `byte` if it comes next, and the whitespace after it.
@@ -166,12 +156,7 @@ public enum ReadingScanner {
         private func atEnd() -> Bool { position == bytes.count }
 
         private mutating func skipWhitespace() {
-            while position < bytes.count {
-                switch bytes[position] {
-                case 0x20, 0x0A, 0x0D, 0x09: position += 1
-                default: return
-                }
-            }
+            JSONBytes.skipWhitespace(bytes, &position)
         }
     }
 }

@@ -14,11 +14,11 @@ enum JSONNumber {
         var fractionDigits = 0
         var hasExponent = false
         if bytes[position] == UInt8(ascii: "-") { negative = true; position += 1 }
-        guard position < bytes.count, isDigit(bytes[position]) else { return nil }
+        guard position < bytes.count, JSONBytes.isDigit(bytes[position]) else { return nil }
         if bytes[position] == UInt8(ascii: "0") {
             position += 1
         } else {
-            while position < bytes.count, isDigit(bytes[position]) {
+            while position < bytes.count, JSONBytes.isDigit(bytes[position]) {
                 mantissa = mantissa &* 10 &+ UInt64(bytes[position] &- 48)
                 digits += 1
                 position += 1
@@ -26,8 +26,8 @@ enum JSONNumber {
         }
         if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
             position += 1
-            guard position < bytes.count, isDigit(bytes[position]) else { return nil }
-            while position < bytes.count, isDigit(bytes[position]) {
+            guard position < bytes.count, JSONBytes.isDigit(bytes[position]) else { return nil }
+            while position < bytes.count, JSONBytes.isDigit(bytes[position]) {
                 mantissa = mantissa &* 10 &+ UInt64(bytes[position] &- 48)
                 if mantissa != 0 { digits += 1 }
                 fractionDigits += 1
@@ -40,8 +40,8 @@ enum JSONNumber {
             if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
                 position += 1
             }
-            guard position < bytes.count, isDigit(bytes[position]) else { return nil }
-            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            guard position < bytes.count, JSONBytes.isDigit(bytes[position]) else { return nil }
+            while position < bytes.count, JSONBytes.isDigit(bytes[position]) { position += 1 }
         }
         // Up to 15 significant digits and 22 decimals, mantissa / 10^k is one
         // correctly rounded division of two exact doubles: the same double a
@@ -56,8 +56,6 @@ enum JSONNumber {
         let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
         return Double(String(decoding: slice, as: UTF8.self)) ?? .nan
     }
-
-    private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
     /// 10^0 … 10^22, all exact in a Double.
     private static let powersOfTen: [Double] = (0...22).map { exponent in

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Why a body is not JSON, with the byte offset where parsing stopped.
 public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
     public let reason: String
@@ -56,12 +50,7 @@ public struct JSONParser {
     }
 
     private mutating func skipWhitespace() {
-        while position < bytes.count {
-            switch bytes[position] {
-            case 0x20, 0x0A, 0x0D, 0x09: position += 1
-            default: return
-            }
-        }
+        JSONBytes.skipWhitespace(bytes, &position)
     }
 
     private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
@@ -79,12 +68,8 @@ public struct JSONParser {
     }
 
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
-        let count = literal.utf8CodeUnitCount
-        guard position + count <= bytes.count,
-              memcmp(bytes.baseAddress! + position, literal.utf8Start, count) == 0 else {
-            throw error("invalid literal")
-        }
-        position += count
+        guard JSONBytes.hasWord(bytes, at: position, literal) else { throw error("invalid literal") }
+        position += literal.utf8CodeUnitCount
     }
 
     private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
@@ -145,8 +130,6 @@ public struct JSONParser {
         guard let value = JSONNumber.read(bytes, at: &position) else { throw error("invalid number") }
         return value
     }
-
-    private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
     private mutating func parseString() throws(JSONParseError) -> String {
         position += 1
