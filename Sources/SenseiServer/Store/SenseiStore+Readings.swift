@@ -105,20 +105,13 @@ extension SenseiStore {
         var newest: (ts: Int64, value: Double)?
         var rollups = RollupChanges()
         var nextReceiveTime: Int64?
-        var index = readings.startIndex
-        while index < readings.endIndex {
-            let end = index + ChunkInsert.size
-            if end <= readings.endIndex,
-               let last = try ChunkInsert.run(readings[index..<end], sensorID: sensorID, in: db) {
-                for reading in readings[index..<end] { rollups.added(reading.value, at: reading.timestamp!.milliseconds) }
-                added += ChunkInsert.size
-                if newest == nil || last.ts >= newest!.ts { newest = last }
-                index = end
-                continue
-            }
-            // Row by row, up to where the next chunk may start.
-            let stop = min(end, readings.endIndex)
-            for reading in readings[index..<stop] {
+        // `>=`: of several readings at one instant, the later one wins.
+        func noteNewest(_ ts: Int64, _ value: Double) {
+            if newest == nil || ts >= newest!.ts { newest = (ts, value) }
+        }
+        /// One reading by itself: a new row, a device reading's new value, or
+        /// a receive-time reading moved on past taken milliseconds.
+        func insertOne(_ reading: ReadingInput) throws {
             var ts = reading.timestamp?.milliseconds
                 ?? nextReceiveTime ?? hints.start(for: sensorID, receivedAt: receivedAt.milliseconds)
             while true {
@@ -142,10 +135,23 @@ extension SenseiStore {
                 }
             }
             if reading.timestamp == nil { nextReceiveTime = ts + 1 }
-            // `>=`: of several readings at one instant, the later one wins.
-            if newest == nil || ts >= newest!.ts { newest = (ts, reading.value) }
+            noteNewest(ts, reading.value)
+        }
+        var index = readings.startIndex
+        while index < readings.endIndex {
+            let end = index + ChunkInsert.size
+            if end <= readings.endIndex,
+               let last = try ChunkInsert.run(readings[index..<end], sensorID: sensorID, in: db) {
+                for reading in readings[index..<end] { rollups.added(reading.value, at: reading.timestamp!.milliseconds) }
+                added += ChunkInsert.size
+                noteNewest(last.ts, last.value)
+                index = end
+            } else {
+                // Row by row, up to where the next chunk may start.
+                let stop = min(end, readings.endIndex)
+                for reading in readings[index..<stop] { try insertOne(reading) }
+                index = stop
             }
-            index = stop
         }
         if let nextReceiveTime { hints.record(nextReceiveTime, for: sensorID) }
         guard let newest else { return }
