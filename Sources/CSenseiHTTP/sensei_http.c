@@ -202,7 +202,9 @@ struct sensei_daemon *sensei_daemon_start(const struct sensei_daemon_config *con
                                            config->connection_timeout, NULL};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT,
                                            (intptr_t)config->connection_memory_limit, NULL};
-    options[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL};
+    // No MHD_OPTION_LISTENING_ADDRESS_REUSE: its 1 sets SO_REUSEPORT, which let a
+    // second server share a taken port and split the readings between two
+    // databases. The default (SO_REUSEADDR) still rebinds at once after a restart.
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION,
                                            (intptr_t)notify_connection, handle};
     if (tls) {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import SenseiModels
 @testable import SenseiServer
@@ -30,6 +31,24 @@ struct RestartTests {
     @Test func afterShutdownThePortRefusesConnections() async throws {
         let port = try await withTestServer { server in server.port }
         #expect(throws: HTTPClientError.self) { try TestHTTPClient(port: port).connect() }
+    }
+
+    /// Regression: the listening socket had SO_REUSEPORT, so a second
+    /// server (another data directory, say) started on a taken port shared it,
+    /// and the kernel split the devices' readings between two databases.
+    @Test func aSecondServerOnATakenPortRefusesToStart() async throws {
+        try await withTestServer { first in
+            try await withTemporaryDirectory { directory in
+                var configuration = SenseiApplication.Configuration()
+                configuration.dataDirectory = directory
+                configuration.http.host = "127.0.0.1"
+                configuration.http.port = UInt16(first.port)
+                let second = try SenseiApplication(configuration: configuration, logger: Logger(label: "test"))
+                #expect(throws: HTTPServerError.self) { try second.start() }
+                second.shutdown()
+            }
+            #expect(try first.reader.get("/health").status == 200)
+        }
     }
 
     @Test func binaryFirstStartTokenFileAndCleanSIGTERM() async throws {
