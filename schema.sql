@@ -1,4 +1,4 @@
--- Sensei server schema, version 2.
+-- Sensei server schema, version 3.
 -- The server applies this file, byte for byte, to a new database. Times are
 -- INTEGER milliseconds since the Unix epoch, UTC.
 
@@ -23,7 +23,12 @@ CREATE TABLE sensors (
     -- Readings older than this many days are deleted by the server's
     -- retention sweep; NULL keeps them forever. Added in version 2, last so
     -- that a migrated table has the same columns in the same order.
-    retention_days INTEGER CHECK (retention_days > 0)
+    retention_days INTEGER CHECK (retention_days > 0),
+    -- The rollups hold exactly this sensor's readings before this instant (a
+    -- minute's first millisecond); NULL: none yet. Later readings are folded
+    -- in a minute or two after they arrive, once their minute is over, so a
+    -- write adds one row instead of three. Added in version 3.
+    rollups_until  INTEGER
 );
 
 -- Clustered on (sensor, time): one sensor's range is one contiguous read.
@@ -35,8 +40,9 @@ CREATE TABLE readings (
 ) WITHOUT ROWID;
 
 -- Rollups: count, sum, min and max of a sensor's readings per minute and per
--- hour, kept up to date by the store on every write, so that a chart of a long
--- range reads hours instead of readings. `start` is the first millisecond of
+-- hour, so that a chart of a long range reads hours instead of readings. They
+-- cover the readings before the sensor's `rollups_until`; the store adds the
+-- few after it from the readings when it answers. `start` is the first millisecond of
 -- the minute (hour), a multiple of 60,000 (3,600,000).
 CREATE TABLE rollups_minute (
     sensor_id INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
@@ -68,4 +74,4 @@ CREATE TABLE tokens (
     last_used_at INTEGER
 );
 
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;

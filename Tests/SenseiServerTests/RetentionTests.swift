@@ -141,6 +141,35 @@ struct RetentionTests {
         }
     }
 
+    /// A cutoff among the newest readings, which are not rolled up yet
+    /// (`RollupFold`): the frontier moves past the cutoff's minute, whose
+    /// remaining readings are rolled up then, so the next fold does not add
+    /// them a second time.
+    @Test func sweepPastTheRollupFrontierKeepsRollupsExact() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try SenseiStore(path: directory + "/s.sqlite")
+            let series = Self.series(days: 1, interval: 7_000, seed: 4)
+            try Self.insert(series, into: "n", store)
+            let last = series.last!.timestamp!.milliseconds
+            let frontier = RollupLevel.minute.start(of: last) - 60_000
+            let cutoff = RollupLevel.minute.start(of: last) + 9_000
+            #expect(cutoff < last)
+            _ = try store.updateSensor(.code("n"), name: nil, units: nil, valueType: nil, retentionDays: 1)
+            let sweep = try store.sweepRetention(now: Self.t(cutoff + Self.day))
+            let kept = series.filter { $0.timestamp!.milliseconds >= cutoff }
+            #expect(sweep.deleted == series.count - kept.count && !kept.isEmpty)
+            #expect(try RollupTests.frontier(of: "n", in: store) == frontier + 2 * 60_000)
+            try expectRollupsMatchReadings(store, "swept past the frontier")
+            // Two minutes on, a fold: the minute swept into is not added again.
+            try store.insertReadings([ReadingInput(timestamp: Self.t(last + 120_000), value: 1)], into: .code("n"),
+                                     createIfMissing: false)
+            try expectRollupsMatchReadings(store, "folded after the sweep")
+            let buckets = try store.buckets(of: .code("n"), after: Self.t(Self.start), before: Self.t(last + 120_000),
+                                            count: 5).1
+            #expect(buckets.map(\.count).reduce(0, +) == kept.count + 1)
+        }
+    }
+
     /// Each batch reads the retention and the readings afresh: one posted
     /// meanwhile with an old timestamp goes too, and a sensor set to keep its
     /// readings loses no more.

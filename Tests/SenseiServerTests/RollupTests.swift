@@ -95,19 +95,100 @@ struct RollupTests {
     }
 
     /// Guards the speed of long ranges: were they read from the readings, a
-    /// range whose readings are gone would come back empty.
+    /// range whose readings are gone would come back empty. All but the
+    /// newest minute and the one before it are rolled up (`RollupFold`).
     @Test func longRangesAreAnsweredFromTheRollups() async throws {
         try await withTemporaryDirectory { directory in
             let store = try SenseiStore(path: directory + "/s.sqlite")
             let readings = (0..<240).map { ReadingInput(timestamp: Timestamp(milliseconds: Int64($0) * 30_000), value: 1) }
             try store.insertReadings(readings, into: .code("w"), createIfMissing: true)
+            #expect(try Self.frontier(of: "w", in: store) == 118 * Self.minute)
             try store.pool.write { db in try db.execute(sql: "DELETE FROM readings") }
             let long = try store.buckets(of: .code("w"), after: Timestamp(milliseconds: 0),
                                          before: Timestamp(milliseconds: 2 * Self.hour - 1), count: 1).1
-            #expect(long.map(\.count) == [240])
+            #expect(long.map(\.count) == [236])
             let short = try store.buckets(of: .code("w"), after: Timestamp(milliseconds: 0),
                                           before: Timestamp(milliseconds: 2 * Self.hour - 1), count: 100).1
             #expect(short.isEmpty)
+        }
+    }
+}
+
+extension RollupTests {
+    static func frontier(of code: String, in store: SenseiStore) throws -> Int64? {
+        try store.pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT rollups_until FROM sensors WHERE code = ?", arguments: [code])
+        }
+    }
+
+    /// A device's readings one write at a time, as they come: each write's
+    /// newest minute and the one before stay out of the rollups, older ones
+    /// are folded in by the first write of a new minute, and a chart that
+    /// reaches the newest readings counts them all the same.
+    @Test func readingsAreFoldedInOnceTheirMinuteIsOver() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try SenseiStore(path: directory + "/s.sqlite")
+            let start: Int64 = 1_736_424_000_000  // 2025-01-09T12:00:00Z, an hour's start
+            var random = SplitMix64(seed: 5)
+            var ts = start + 7_000
+            var frontiers: Set<Int64> = []
+            while ts < start + 3 * Self.hour {
+                let value = Double(Int.random(in: -400...400, using: &random)) / 4
+                try store.insertReadings([ReadingInput(timestamp: Timestamp(milliseconds: ts), value: value)],
+                                         into: .code("d"), createIfMissing: true)
+                let frontier = try #require(try Self.frontier(of: "d", in: store))
+                #expect(frontier == RollupLevel.minute.start(of: ts) - Self.minute, "after \(ts)")
+                frontiers.insert(frontier)
+                if frontiers.count % 17 == 0 || ts > start + 3 * Self.hour - 20_000 {
+                    try expectRollupsMatchReadings(store, "after \(ts)")
+                    for count in [1, 3, 200] {
+                        let actual = try store.buckets(of: .code("d"), after: Timestamp(milliseconds: start),
+                                                       before: Timestamp(milliseconds: ts), count: count).1
+                        let expected = try rawBuckets(store, sensorID: 1, after: start, before: ts, count: count)
+                        expectSameBuckets(actual, expected, exactMeans: true, "after \(ts), \(count) buckets")
+                    }
+                }
+                ts += Int64.random(in: 1_000...20_000, using: &random)
+            }
+            #expect(frontiers.count >= 170)
+        }
+    }
+
+    /// Readings that arrive after the frontier has passed their minute (a
+    /// device's buffered batch, a retry with a new value) go into the
+    /// rollups at once; ones after it wait for the fold.
+    @Test func lateReadingsAndReplacementsBeforeTheFrontierAreRolledUpAtOnce() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try SenseiStore(path: directory + "/s.sqlite")
+            let at = { (ms: Int64, value: Double) in ReadingInput(timestamp: Timestamp(milliseconds: ms), value: value) }
+            try store.insertReadings([at(0, 1), at(90 * Self.minute, 2)], into: .code("l"), createIfMissing: true)
+            #expect(try Self.frontier(of: "l", in: store) == 89 * Self.minute)
+            func check(_ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+                try expectRollupsMatchReadings(store, context, sourceLocation: sourceLocation)
+                for count in [1, 2, 45] {
+                    let actual = try store.buckets(of: .code("l"), after: Timestamp(milliseconds: 0),
+                                                   before: Timestamp(milliseconds: 2 * Self.hour - 1), count: count).1
+                    let expected = try rawBuckets(store, sensorID: 1, after: 0, before: 2 * Self.hour - 1, count: count)
+                    expectSameBuckets(actual, expected, exactMeans: true, "\(context), \(count) buckets",
+                                      sourceLocation: sourceLocation)
+                }
+            }
+            try check("two readings")
+            // Late: before the frontier, into the rollups now, in one batch
+            // with readings after it, which wait.
+            try store.insertReadings([at(30 * Self.minute, 9), at(60 * Self.minute + 1, -3), at(89 * Self.minute + 5, 4)],
+                                     into: .code("l"), createIfMissing: false)
+            #expect(try Self.frontier(of: "l", in: store) == 89 * Self.minute)
+            try check("late batch")
+            // A new value for a rolled-up reading that was its hour's max, and
+            // for one not rolled up yet.
+            try store.insertReadings([at(30 * Self.minute, 0.5), at(89 * Self.minute + 5, 8)],
+                                     into: .code("l"), createIfMissing: false)
+            try check("replacements")
+            // The next minute's first reading folds the one before.
+            try store.insertReadings([at(91 * Self.minute + 2, 6)], into: .code("l"), createIfMissing: false)
+            #expect(try Self.frontier(of: "l", in: store) == 90 * Self.minute)
+            try check("folded")
         }
     }
 }

@@ -127,9 +127,15 @@ struct SchemaMigrationTests {
 
             let store = try SenseiStore(path: path)
             let after = try Self.snapshot(path)
-            #expect(after.version == 2)
-            #expect(after.sensorColumns == before.sensorColumns + ["retention_days"])
+            #expect(after.version == 3)
+            #expect(after.sensorColumns == before.sensorColumns + ["retention_days", "rollups_until"])
             #expect(after.data == before.data)
+            // Version 2 rolled every reading up: the frontier goes to the
+            // minute after each sensor's newest reading (none for `unused`).
+            let frontiers = try store.pool.read { db in
+                try Int64?.fetchAll(db, sql: "SELECT rollups_until FROM sensors ORDER BY id")
+            }
+            #expect(frontiers == [1_736_607_000_000, 1_736_607_000_000, nil])
             #expect(try store.integrityCheck() == "ok")
 
             let sensors = try store.sensors()
@@ -153,11 +159,11 @@ struct SchemaMigrationTests {
             try store.insertReadings([ReadingInput(timestamp: nil, value: 1)], into: .code("new"), createIfMissing: true)
             try store.close()
 
-            // Opening it again finds version 2 and changes nothing.
+            // Opening it again finds version 3 and changes nothing.
             let reopened = try SenseiStore(path: path)
             #expect(try reopened.sensors().map(\.retentionDays) == [1, nil, nil, nil])
             try reopened.close()
-            #expect(try Self.snapshot(path).version == 2)
+            #expect(try Self.snapshot(path).version == 3)
         }
     }
 
@@ -172,6 +178,7 @@ struct SchemaMigrationTests {
             let new = try Self.structure(directory + "/new.sqlite")
             #expect(old == new)
             #expect(old.contains { $0.contains("sensors.retention_days INTEGER null=1 default=nil pk=0") })
+            #expect(old.contains { $0.contains("sensors.rollups_until INTEGER null=1 default=nil pk=0") })
             // The CHECK came along: a zero retention is refused by either.
             for name in ["old", "new"] {
                 let queue = try DatabaseQueue(path: directory + "/\(name).sqlite")
@@ -218,7 +225,7 @@ struct SchemaMigrationTests {
         return try queue.read { db in
             var data: [String] = []
             for table in ["sensors", "readings", "rollups_minute", "rollups_hour", "tokens"] {
-                let columns = try db.columns(in: table).map(\.name).filter { $0 != "retention_days" }
+                let columns = try db.columns(in: table).map(\.name).filter { !["retention_days", "rollups_until"].contains($0) }
                 let rows = try Row.fetchAll(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(table)")
                 data += rows.map { "\(table): \($0)" }
             }

@@ -31,6 +31,10 @@ struct BoundStatement {
         sqlite3_bind_double(handle, index, value)
     }
 
+    func bindNull(_ index: Int32) {
+        sqlite3_bind_null(handle, index)
+    }
+
     func bind(_ index: Int32, _ value: String) {
         var value = value
         value.withUTF8 { text in
@@ -66,6 +70,11 @@ struct BoundStatement {
         fileprivate let handle: OpaquePointer
 
         func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+
+        /// nil for NULL.
+        func optionalInt64(_ index: Int32) -> Int64? {
+            sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, index)
+        }
 
         func text(_ index: Int32) -> String {
             guard let text = sqlite3_column_text(handle, index) else { return "" }

@@ -2,6 +2,8 @@ import GRDB
 
 /// What one write does to a sensor's rollups, gathered in memory so that a
 /// batch costs one upsert per minute and hour it touches, not one per reading.
+/// Only for readings before the sensor's rollup frontier: those after it are
+/// rolled up later, by `RollupFold`.
 ///
 /// A new reading only adds to its minute and hour. A replaced value is rarer
 /// and breaks that: the old value may have been the minute's min or max, and
@@ -20,6 +22,7 @@ struct RollupChanges {
     }
 
     func apply(to sensorID: Int64, in db: Database) throws {
+        guard !minutes.isEmpty || !replacedMinutes.isEmpty else { return }
         var hours: [Int64: Aggregate] = [:]
         for (minute, aggregate) in minutes {
             hours[RollupLevel.hour.start(of: minute), default: .empty].merge(aggregate)

@@ -23,6 +23,19 @@ struct RollupCover {
         aggregates = Array(repeating: .empty, count: Int(spans.count))
     }
 
+    /// Adds every reading of the range: from the rollups before `until` (the
+    /// sensor's rollup frontier, nil: none rolled up) and from the readings
+    /// themselves after it.
+    mutating func coverRange(rolledUpUntil until: Int64?, in db: Database) throws {
+        let until = until ?? .min
+        if spans.after < until {
+            try cover(from: spans.after, through: Swift.min(spans.before, until - 1), in: db)
+        }
+        if spans.before >= until {
+            try addReadings(from: Swift.max(spans.after, until), through: spans.before, in: db)
+        }
+    }
+
     /// Adds the readings from `lo` through `hi` (inclusive, inside the range),
     /// reading the rollups of `levels[depth...]` and then the readings.
     mutating func cover(from lo: Int64, through hi: Int64, depth: Int = 0, in db: Database) throws {

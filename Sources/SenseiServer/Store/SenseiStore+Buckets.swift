@@ -7,8 +7,9 @@ extension SenseiStore {
     /// which reading falls in which span and where a span starts.
     ///
     /// Spans of two minutes or more are aggregated from the minute and hour
-    /// rollups (`RollupCover`), shorter ones from the readings in plain SQL on
-    /// the clustered (sensor, ts) key. Both give the same count, min and max;
+    /// rollups (`RollupCover`), and the readings after the rollup frontier;
+    /// shorter ones from the readings in plain SQL on the clustered
+    /// (sensor, ts) key. Both give the same count, min and max;
     /// a mean from the rollups adds the same values in another order, so it
     /// may differ from SQL's `avg` in its last bits (tests allow 1e-9 relative).
     public func buckets(of reference: SensorReference, after: Timestamp, before: Timestamp,
@@ -24,9 +25,17 @@ extension SenseiStore {
                 return (sensor, try Self.bucketsFromReadings(of: sensor.id, spans, in: db))
             }
             var cover = RollupCover(sensorID: sensor.id, spans: spans, levels: levels)
-            try cover.cover(from: spans.after, through: spans.before, in: db)
+            try cover.coverRange(rolledUpUntil: Self.rollupsUntil(of: sensor.id, in: db), in: db)
             return (sensor, spans.buckets(from: cover.aggregates))
         }
+    }
+
+    /// The sensor's rollup frontier (see `RollupFold`), in the same read
+    /// transaction as the rollups, so the two agree.
+    private static func rollupsUntil(of sensorID: Int64, in db: Database) throws -> Int64? {
+        let statement = BoundStatement(try db.cachedStatement(sql: "SELECT rollups_until FROM sensors WHERE id = ?"))
+        statement.bind(1, sensorID)
+        return try statement.first { $0.optionalInt64(0) } ?? nil
     }
 
     private static func bucketsFromReadings(of sensorID: Int64, _ spans: BucketSpans,

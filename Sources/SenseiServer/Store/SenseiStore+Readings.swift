@@ -58,35 +58,53 @@ extension SenseiStore {
                     throw StoreError.invalidValue(index: index, reason: problem)
                 }
             }
-            try insert(readings, sensorID: sensor.id, receivedAt: receivedAt, hints: hints, in: db)
+            try insert(readings, into: sensor, receivedAt: receivedAt, hints: hints, in: db)
             return readings.count
         }
     }
 
-    /// The sensor a write goes to: only what the write needs (its id and value
-    /// type), read through the C API, since every write asks.
+    /// What a write needs of its sensor.
+    private struct WriteTarget {
+        let id: Int64
+        let valueType: ValueType
+        /// `sensors.rollups_until`: see `RollupFold`.
+        let rollupsUntil: Int64?
+    }
+
+    /// The sensor a write goes to, read through the C API, since every write asks.
     private static func resolveForWrite(_ reference: SensorReference, createIfMissing: Bool,
-                                        at now: Timestamp, in db: Database) throws -> (id: Int64, valueType: ValueType) {
+                                        at now: Timestamp, in db: Database) throws -> WriteTarget {
         let lookup: BoundStatement
         switch reference {
         case .id(let id):
-            lookup = BoundStatement(try db.cachedStatement(sql: "SELECT id, value_type FROM sensors WHERE id = ?"))
+            lookup = BoundStatement(try db.cachedStatement(sql: """
+                SELECT id, value_type, rollups_until FROM sensors WHERE id = ?
+                """))
             lookup.bind(1, id)
         case .code(let code):
-            lookup = BoundStatement(try db.cachedStatement(sql: "SELECT id, value_type FROM sensors WHERE code = ?"))
+            lookup = BoundStatement(try db.cachedStatement(sql: """
+                SELECT id, value_type, rollups_until FROM sensors WHERE code = ?
+                """))
             lookup.bind(1, code)
         }
-        if let found = try lookup.first({ ($0.int64(0), ValueType(rawValue: $0.text(1)) ?? .float) }) {
+        if let found = try lookup.first({
+            WriteTarget(id: $0.int64(0), valueType: ValueType(rawValue: $0.text(1)) ?? .float,
+                        rollupsUntil: $0.optionalInt64(2))
+        }) {
             return found
         }
         guard createIfMissing, case .code(let code) = reference else {
             throw StoreError.sensorNotFound(reference)
         }
-        return (try insertSensor(code: code, name: nil, units: "", valueType: .float, at: now, in: db), .float)
+        let id = try insertSensor(code: code, name: nil, units: "", valueType: .float, at: now, in: db)
+        return WriteTarget(id: id, valueType: .float, rollupsUntil: nil)
     }
 
-    private static func insert(_ readings: [ReadingInput], sensorID: Int64, receivedAt: Timestamp,
+    private static func insert(_ readings: [ReadingInput], into sensor: WriteTarget, receivedAt: Timestamp,
                                hints: ReceiveTimeHints, in db: Database) throws {
+        let sensorID = sensor.id
+        // Readings from here on are rolled up later, by a fold (`RollupFold`).
+        let frontier = sensor.rollupsUntil ?? .min
         let insert = BoundStatement(try db.cachedStatement(sql: """
             INSERT INTO readings (sensor_id, ts, value) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
             """))
@@ -120,7 +138,7 @@ extension SenseiStore {
                 insert.bind(3, reading.value)
                 if try insert.run() == 1 {
                     added += 1
-                    rollups.added(reading.value, at: ts)
+                    if ts < frontier { rollups.added(reading.value, at: ts) }
                     break
                 }
                 if reading.timestamp == nil {
@@ -130,7 +148,7 @@ extension SenseiStore {
                     replace.bind(1, reading.value)
                     replace.bind(2, sensorID)
                     replace.bind(3, ts)
-                    if try replace.run() == 1 { rollups.replaced(at: ts) }
+                    if try replace.run() == 1, ts < frontier { rollups.replaced(at: ts) }
                     break
                 }
             }
@@ -142,7 +160,9 @@ extension SenseiStore {
             let end = index + ChunkInsert.size
             if end <= readings.endIndex,
                let last = try ChunkInsert.run(readings[index..<end], sensorID: sensorID, in: db) {
-                for reading in readings[index..<end] { rollups.added(reading.value, at: reading.timestamp!.milliseconds) }
+                for reading in readings[index..<end] where reading.timestamp!.milliseconds < frontier {
+                    rollups.added(reading.value, at: reading.timestamp!.milliseconds)
+                }
                 added += ChunkInsert.size
                 noteNewest(last.ts, last.value)
                 index = end
@@ -156,12 +176,15 @@ extension SenseiStore {
         if let nextReceiveTime { hints.record(nextReceiveTime, for: sensorID) }
         guard let newest else { return }
         try rollups.apply(to: sensorID, in: db)
+        let fold = RollupFold.target(after: newest.ts, from: sensor.rollupsUntil)
+        if let fold { try RollupFold.fold(sensorID: sensorID, from: sensor.rollupsUntil, to: fold, in: db) }
         let update = BoundStatement(try db.cachedStatement(sql: """
             UPDATE sensors SET
                 reading_count = reading_count + ?1,
                 latest_value = CASE WHEN latest_ts IS NULL OR ?2 >= latest_ts THEN ?3 ELSE latest_value END,
                 latest_ts = CASE WHEN latest_ts IS NULL OR ?2 >= latest_ts THEN ?2 ELSE latest_ts END,
-                updated_at = ?4
+                updated_at = ?4,
+                rollups_until = coalesce(?6, rollups_until)
             WHERE id = ?5
             """))
         update.bind(1, added)
@@ -169,6 +192,7 @@ extension SenseiStore {
         update.bind(3, newest.value)
         update.bind(4, receivedAt.milliseconds)
         update.bind(5, sensorID)
+        if let fold { update.bind(6, fold) } else { update.bindNull(6) }
         try update.run()
     }
 

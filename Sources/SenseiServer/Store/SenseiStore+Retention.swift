@@ -72,10 +72,12 @@ extension SenseiStore {
                                       in db: Database) throws -> RetentionBatch {
         let clock = ContinuousClock()
         let start = clock.now
-        guard let days = try Int64.fetchOne(db, sql: "SELECT retention_days FROM sensors WHERE id = ?",
-                                            arguments: [sensorID]) else {
+        guard let row = try Row.fetchOne(db, sql: "SELECT retention_days, rollups_until FROM sensors WHERE id = ?",
+                                         arguments: [sensorID]),
+              let days = row[0] as Int64? else {
             return RetentionBatch(deleted: 0, isLast: true, held: clock.now - start)
         }
+        let rollupsUntil: Int64? = row[1]
         let cutoff = now.milliseconds - days * millisecondsPerDay
         // The batch ends on a reading: everything up to it goes, readings that
         // arrived since the last batch too, so the rollups have one edge.
@@ -84,6 +86,13 @@ extension SenseiStore {
             """, arguments: [sensorID, cutoff, limit - 1]) ?? cutoff - 1
         try db.execute(sql: "DELETE FROM readings WHERE sensor_id = ? AND ts <= ?", arguments: [sensorID, last])
         let deleted = db.changesCount
+        // Readings after the rollup frontier were never rolled up. When some
+        // of them went, the frontier moves past `last`'s minute, which
+        // trimRollups then recomputes from what is left of it.
+        if last >= rollupsUntil ?? .min {
+            try db.execute(sql: "UPDATE sensors SET rollups_until = ? WHERE id = ?",
+                           arguments: [RollupLevel.minute.start(of: last) + RollupLevel.minute.width, sensorID])
+        }
         try trimRollups(of: sensorID, through: last, in: db)
         // `latest` is the newest reading: if it went, they all did.
         try db.execute(sql: """

@@ -11,13 +11,20 @@ import SenseiModels
 /// requests share one transaction and one sync.
 public final class SenseiStore: Sendable {
     /// The schema version `schema.sql` declares with `PRAGMA user_version`.
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
 
     /// What takes a database of version `n` (the key) to `n + 1`, so that it
     /// ends as `schema.sql` makes a new one (columns, types, constraints and
     /// order; only the text SQLite keeps for the table differs).
     static let migrations: [Int: String] = [
         1: "ALTER TABLE sensors ADD COLUMN retention_days INTEGER CHECK (retention_days > 0)",
+        // Version 2 rolled every reading up as it came: its rollups hold them
+        // all, up to the minute after the newest.
+        2: """
+            ALTER TABLE sensors ADD COLUMN rollups_until INTEGER;
+            UPDATE sensors SET rollups_until = latest_ts - ((latest_ts % 60000) + 60000) % 60000 + 60000
+            WHERE latest_ts IS NOT NULL;
+            """,
     ]
 
     /// schema.sql as compiled into the binary.
