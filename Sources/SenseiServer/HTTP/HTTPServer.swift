@@ -203,7 +203,14 @@ public final class HTTPServer: Sendable {
             // cannot answer mid-body); past a bound the connection is cut.
             return pending.receivedBytes <= configuration.maxBodyBytes + Self.drainLimit
         }
-        guard !pending.answered else { return true }
+        guard !pending.answered else {
+            // MHD calls once more for a request resumed after its answer was
+            // set from another thread: queue it here, on its worker thread.
+            if let responder = pending.responder, let response = responder.takeResumedAnswer() {
+                responder.queue(response)
+            }
+            return true
+        }
         pending.answered = true
         guard pending.receivedBytes <= configuration.maxBodyBytes, !pending.overloaded else {
             let refusal: APIError = pending.overloaded ? .overloaded : .payloadTooLarge(limit: configuration.maxBodyBytes)
@@ -217,6 +224,7 @@ public final class HTTPServer: Sendable {
         pending.body = []
         let label = RequestLabel(id: pending.id, started: pending.started, method: request.method, path: request.path)
         let responder = Responder(server: self, connection: ConnectionHandle(pointer: connection), label: label)
+        pending.responder = responder
         handler(request, responder)
         responder.handlerReturned()
         return true
@@ -252,8 +260,8 @@ public final class HTTPServer: Sendable {
     }
 
     /// Hands `response` to MHD, tells the observer and logs the request. On
-    /// the connection's worker thread, or on any thread while the connection
-    /// is suspended. `route`: the handler's tag (`Responder.tag(route:)`).
+    /// the connection's worker thread, from within the access callback.
+    /// `route`: the handler's tag (`Responder.tag(route:)`).
     fileprivate func queue(_ response: Response, on connection: OpaquePointer, request: RequestLabel, route: Int) {
         let mhdResponse = response.body.withUnsafeBytes { sensei_response_create($0.baseAddress, $0.count) }
         for (name, value) in response.headers {
@@ -331,13 +339,17 @@ struct ConnectionHandle: @unchecked Sendable {
 /// Answered while the handler is still running, the response is queued on
 /// the worker thread as usual. Otherwise the connection is suspended when the
 /// handler returns, the worker goes on serving other connections, and
-/// `respond` (from the store's writer thread, say) queues the response and
-/// resumes the connection.
+/// `respond` (from the store's writer thread, say) keeps the response and
+/// resumes the connection; MHD then calls the worker back, which queues it.
+/// So the thread answering does no more than that (the writer answers for
+/// every request of a commit before it can start the next one).
 public final class Responder: Sendable {
     private enum State {
         case handling
         case answeredEarly(Response)
         case suspended
+        /// Answered while suspended; the worker queues it once resumed.
+        case resumed(Response)
         case done
     }
 
@@ -367,16 +379,29 @@ public final class Responder: Sendable {
                 state = .answeredEarly(response)
                 return false
             case .suspended:
-                state = .done
+                state = .resumed(response)
                 server.noteSuspended(self, id: label.id, false)
                 return true
-            case .answeredEarly, .done:
+            case .answeredEarly, .resumed, .done:
                 return false
             }
         }
         guard resume else { return }
-        server.queue(response, on: connection.pointer, request: label, route: route.load(ordering: .relaxed))
         sensei_connection_resume(connection.pointer)
+    }
+
+    /// The answer `respond` left for a resumed connection, once.
+    fileprivate func takeResumedAnswer() -> Response? {
+        state.withLock { state in
+            guard case .resumed(let response) = state else { return nil }
+            state = .done
+            return response
+        }
+    }
+
+    /// Queues `response` on the connection's worker thread.
+    fileprivate func queue(_ response: Response) {
+        server.queue(response, on: connection.pointer, request: label, route: route.load(ordering: .relaxed))
     }
 
     /// Called on the worker thread once the handler returns.
@@ -393,7 +418,7 @@ public final class Responder: Sendable {
             server.noteSuspended(self, id: label.id, true)
             return nil
         }
-        if let early { server.queue(early, on: connection.pointer, request: label, route: route.load(ordering: .relaxed)) }
+        if let early { queue(early) }
     }
 }
 
@@ -408,6 +433,8 @@ private final class PendingRequest {
     /// The body budget was spent: answer 503.
     var overloaded = false
     var answered = false
+    /// Set once the handler has the request.
+    var responder: Responder?
 
     init(id: UInt64) {
         self.id = id
