@@ -109,30 +109,51 @@ final class GroupCommit: Sendable {
     private func transaction(_ writes: [PendingWrite], isolating: Bool) throws -> [Result<any Sendable, any Error>] {
         var outcomes: [Result<any Sendable, any Error>] = []
         outcomes.reserveCapacity(writes.count)
-        try pool.write { db in
-            outcomes.removeAll(keepingCapacity: true)
-            for write in writes {
-                guard isolating else {
-                    do {
-                        outcomes.append(.success(try write.work(db)))
-                    } catch {
-                        throw WriteFailed()
-                    }
-                    continue
-                }
-                var outcome: Result<any Sendable, any Error> = .failure(CancellationError())
-                do {
-                    try db.inSavepoint {
-                        outcome = .success(try write.work(db))
-                        return .commit
-                    }
-                } catch {
-                    outcome = .failure(error)
-                }
-                outcomes.append(outcome)
+        try pool.writeWithoutTransaction { db in
+            try Self.inTransaction(db) {
+                try Self.run(writes, isolating: isolating, in: db, into: &outcomes)
             }
         }
         return outcomes
+    }
+
+    /// `body` in a transaction whose BEGIN and COMMIT are prepared once:
+    /// GRDB's `inTransaction` parses both again for every transaction.
+    private static func inTransaction(_ db: Database, _ body: () throws -> Void) throws {
+        try BoundStatement(db.cachedStatement(sql: "BEGIN IMMEDIATE")).run()
+        do {
+            try body()
+            try BoundStatement(db.cachedStatement(sql: "COMMIT")).run()
+        } catch {
+            // A failed COMMIT may have ended the transaction already.
+            if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
+            throw error
+        }
+    }
+
+    private static func run(_ writes: [PendingWrite], isolating: Bool, in db: Database,
+                            into outcomes: inout [Result<any Sendable, any Error>]) throws {
+        outcomes.removeAll(keepingCapacity: true)
+        for write in writes {
+            guard isolating else {
+                do {
+                    outcomes.append(.success(try write.work(db)))
+                } catch {
+                    throw WriteFailed()
+                }
+                continue
+            }
+            var outcome: Result<any Sendable, any Error> = .failure(CancellationError())
+            do {
+                try db.inSavepoint {
+                    outcome = .success(try write.work(db))
+                    return .commit
+                }
+            } catch {
+                outcome = .failure(error)
+            }
+            outcomes.append(outcome)
+        }
     }
 }
 
