@@ -65,11 +65,25 @@ struct BoundStatement {
         }
     }
 
+    /// Runs a query to its end: `read` sees each row's columns in turn.
+    func forEachRow(_ read: (Columns) throws -> Void) throws {
+        defer { sqlite3_reset(handle) }
+        while true {
+            switch sqlite3_step(handle) {
+            case SQLITE_ROW: try read(Columns(handle: handle))
+            case SQLITE_DONE: return
+            case let code: throw failure(code)
+            }
+        }
+    }
+
     /// The columns of the current row.
     struct Columns {
         fileprivate let handle: OpaquePointer
 
         func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+
+        func double(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
 
         /// nil for NULL.
         func optionalInt64(_ index: Int32) -> Int64? {

@@ -103,8 +103,17 @@ extension SenseiStore {
     private static func insert(_ readings: [ReadingInput], into sensor: WriteTarget, receivedAt: Timestamp,
                                hints: ReceiveTimeHints, in db: Database) throws {
         let sensorID = sensor.id
+        // First the fold this write's newest reading calls for, so that the
+        // write's own readings before the new frontier (most of a device's
+        // batch) are added up below as they are inserted, not read back.
+        // Receive-time readings land at `receivedAt` or a little after: an
+        // estimate that can only hold the frontier back, never push it past
+        // a reading.
+        let newestEstimate = readings.lazy.map { $0.timestamp?.milliseconds ?? receivedAt.milliseconds }.max()
+        let fold = newestEstimate.flatMap { RollupFold.target(after: $0, from: sensor.rollupsUntil) }
+        if let fold { try RollupFold.fold(sensorID: sensorID, from: sensor.rollupsUntil, to: fold, in: db) }
         // Readings from here on are rolled up later, by a fold (`RollupFold`).
-        let frontier = sensor.rollupsUntil ?? .min
+        let frontier = fold ?? sensor.rollupsUntil ?? .min
         let insert = BoundStatement(try db.cachedStatement(sql: """
             INSERT INTO readings (sensor_id, ts, value) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
             """))
@@ -176,8 +185,6 @@ extension SenseiStore {
         if let nextReceiveTime { hints.record(nextReceiveTime, for: sensorID) }
         guard let newest else { return }
         try rollups.apply(to: sensorID, in: db)
-        let fold = RollupFold.target(after: newest.ts, from: sensor.rollupsUntil)
-        if let fold { try RollupFold.fold(sensorID: sensorID, from: sensor.rollupsUntil, to: fold, in: db) }
         let update = BoundStatement(try db.cachedStatement(sql: """
             UPDATE sensors SET
                 reading_count = reading_count + ?1,
