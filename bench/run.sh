@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh: the Sensei benchmark, rerunnable by anyone (see bench/README.md).
 #
-#   bench/run.sh                      # a little over a minute, plus the release build
+#   bench/run.sh                      # about a minute and a half, plus the release build
 #   DURATION=30 bench/run.sh          # longer phases
 #   LOG_LEVEL=info bench/run.sh       # the server logs every request: shows what that costs
 #
@@ -10,6 +10,8 @@
 # (keep-alive, 16 connections, 2 wrk threads, --latency):
 #   hello    the ceiling: `sensei-bench hello`, sensei-server's HTTP layer with a
 #            handler that answers "ok", same threads and limits; GET /
+#   durable  the durable ceiling: the same hello, each answer only after a group
+#            fdatasync of a file in the temporary directory (a 4 KiB frame a request)
 #   single   POST /sensors/device_N/data {"value": 23.5} over 64 sensors, one durable reading a request
 #   batch    POST /sensors/batch/data, 1,000 readings with new timestamps a request
 #   year     GET /sensors/year/data?buckets=200 over a year of 30 s readings
@@ -22,7 +24,7 @@
 #
 # Environment:
 #   DURATION=10       seconds a phase measures
-#   WARMUP=1          seconds of unmeasured load before the hello and single phases
+#   WARMUP=1          seconds of unmeasured load before the hello, durable and single phases
 #   THREADS=8         HTTP worker threads of both servers (sensei-server's default)
 #   CONNECTIONS=16    wrk connections (the year query always uses 1)
 #   WRK_THREADS=2     wrk threads
@@ -191,16 +193,27 @@ record run commit "$commit"
 record server threads "$THREADS"
 record server log_level "$LOG_LEVEL"
 
-# --- (a) the ceiling ------------------------------------------------------------
-hello_port=$(free_port 39500)
-say "hello ceiling on 127.0.0.1:$hello_port, $THREADS threads"
-"$bench_bin" hello --host 127.0.0.1 --port "$hello_port" --threads "$THREADS" > "$work/hello.log" 2>&1 &
-hello_pid=$!
-wait_ready "http://127.0.0.1:$hello_port/" "$hello_pid" "$work/hello.log"
-warm_up "$CONNECTIONS" get.lua "http://127.0.0.1:$hello_port/"
-run_wrk hello "$CONNECTIONS" "$WRK_THREADS" get.lua "http://127.0.0.1:$hello_port/"
-stop_process "$hello_pid"
-hello_pid=""
+# --- (a) the ceilings -----------------------------------------------------------
+# ceiling_phase PHASE [HELLO OPTIONS...]: sensei-bench hello on a free port,
+# loaded like the server will be, then stopped.
+ceiling_phase() {
+    local phase=$1
+    shift
+    local port
+    port=$(free_port 39500)
+    "$bench_bin" hello --host 127.0.0.1 --port "$port" --threads "$THREADS" "$@" > "$work/$phase.log" 2>&1 &
+    hello_pid=$!
+    wait_ready "http://127.0.0.1:$port/" "$hello_pid" "$work/$phase.log"
+    warm_up "$CONNECTIONS" get.lua "http://127.0.0.1:$port/"
+    run_wrk "$phase" "$CONNECTIONS" "$WRK_THREADS" get.lua "http://127.0.0.1:$port/"
+    stop_process "$hello_pid"
+    hello_pid=""
+}
+say "hello ceiling, $THREADS threads"
+ceiling_phase hello
+# The same, each answer only after a group fdatasync.
+say "durable ceiling: answers after a group fdatasync of $work/durable.wal"
+ceiling_phase durable --durable-file "$work/durable.wal"
 
 # --- the server -----------------------------------------------------------------
 port=$(free_port 39600)

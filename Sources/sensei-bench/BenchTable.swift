@@ -26,6 +26,11 @@ struct BenchTable {
         let ceiling = results.rate("hello")
         var rows: [Row] = []
         rows.append(Row(metric: "hello ceiling (GET /, 16 conns)", value: rate(ceiling, "req/s")))
+        let durable = results.rate("durable")
+        if durable != nil {
+            rows.append(Row(metric: "durable ceiling (group fdatasync)", value: rate(durable, "req/s"),
+                            share: percent(share(durable, of: ceiling))))
+        }
 
         let single = results.rate("single")
         let singleShare = share(single, of: ceiling)
@@ -33,6 +38,9 @@ struct BenchTable {
             metric: "single POST (durable, 16 conns)", value: rate(single, "req/s"),
             target: "≥ 30% ceiling", share: percent(singleShare),
             met: singleShare.map { $0 >= Self.singleShareTarget }))
+        if let durableShare = share(single, of: durable) {
+            rows.append(Row(metric: "single POST / durable ceiling", value: percent(durableShare)))
+        }
         let singleP99 = results.latency("single", 99)
         rows.append(Row(
             metric: "single POST p50 / p99", value: latencies("single"), target: "p99 ≤ 10 ms",
@@ -70,7 +78,7 @@ struct BenchTable {
     /// The phases run against sensei-server.
     static let loadPhases = ["single", "batch", "year", "sensors"]
     static let phaseNames = [
-        "hello": "hello ceiling", "single": "single POST", "batch": "batch POST",
+        "hello": "hello ceiling", "durable": "durable ceiling", "single": "single POST", "batch": "batch POST",
         "year": "year query", "sensors": "GET /sensors",
     ]
 
@@ -87,13 +95,13 @@ struct BenchTable {
     /// the server still up.
     func checks() -> [String] {
         var table = [["phase", "requests", "non-2xx", "socket errors", "server RSS peak"]]
-        for phase in ["hello"] + Self.loadPhases where results.string("\(phase).requests") != nil {
+        for phase in ["hello", "durable"] + Self.loadPhases where results.string("\(phase).requests") != nil {
             table.append([
                 Self.phaseNames[phase] ?? phase,
                 results.integer("\(phase).requests").map(Format.grouped) ?? "?",
                 results.integer("\(phase).non2xx").map(Format.grouped) ?? "?",
                 results.integer("\(phase).socket_errors").map(Format.grouped) ?? "?",
-                phase == "hello" ? "" : megabytes(results.integer("\(phase).rss_kb")),
+                phase == "hello" || phase == "durable" ? "" : megabytes(results.integer("\(phase).rss_kb")),
             ])
         }
         var lines = Self.columns(table)

@@ -10,6 +10,11 @@ extension SenseiBenchCommand {
     /// The ceiling: the very `HTTPServer` that sensei-server runs, configured
     /// the same way, with a handler that answers `ok` without routing, auth or
     /// storage. Our figures are read as fractions of what it does in the same run.
+    ///
+    /// With `--durable-file`, the durable ceiling: each `ok` waits for a group
+    /// sync of that file (`GroupSync`), as a durable write's 201 waits for its
+    /// commit, so the run shows what the disk and the suspend/resume leave
+    /// for single writes on this machine.
     struct Hello: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Serve `ok` to every request on sensei-server's HTTP layer (the ceiling).")
@@ -34,6 +39,10 @@ extension SenseiBenchCommand {
 
         @Option(name: .customLong("max-body-bytes"), help: "Largest request body accepted (413 above).")
         var maxBodyBytes = defaults.maxBodyBytes
+
+        @Option(name: .customLong("durable-file"),
+                help: "Answer only after a group fdatasync of this file, a 4 KiB frame written a request (the durable ceiling).")
+        var durableFile: String?
 
         func validate() throws {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
@@ -60,8 +69,10 @@ extension SenseiBenchCommand {
 
             let ok = Response(status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")],
                               body: Array("ok".utf8))
+            let sync = try durableFile.map { try GroupSync(path: $0) }
             let server = HTTPServer(configuration: configuration, logger: logger) { _, responder in
-                responder.respond(ok)
+                guard let sync else { return responder.respond(ok) }
+                sync.afterSync { responder.respond(ok) }
             }
 
             signal(SIGPIPE, SIG_IGN)
