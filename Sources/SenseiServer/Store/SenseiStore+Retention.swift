@@ -86,22 +86,21 @@ extension SenseiStore {
             """, arguments: [sensorID, cutoff, limit - 1]) ?? cutoff - 1
         try db.execute(sql: "DELETE FROM readings WHERE sensor_id = ? AND ts <= ?", arguments: [sensorID, last])
         let deleted = db.changesCount
+        try trimRollups(of: sensorID, through: last, in: db)
         // Readings after the rollup frontier were never rolled up. When some
         // of them went, the frontier moves past `last`'s minute, which
-        // trimRollups then recomputes from what is left of it.
-        if last >= rollupsUntil ?? .min {
-            try db.execute(sql: "UPDATE sensors SET rollups_until = ? WHERE id = ?",
-                           arguments: [RollupLevel.minute.start(of: last) + RollupLevel.minute.width, sensorID])
-        }
-        try trimRollups(of: sensorID, through: last, in: db)
+        // trimRollups has recomputed from what is left of it.
+        let frontier: Int64? = last >= rollupsUntil ?? .min
+            ? RollupLevel.minute.start(of: last) + RollupLevel.minute.width : nil
         // `latest` is the newest reading: if it went, they all did.
         try db.execute(sql: """
             UPDATE sensors SET
                 reading_count = reading_count - ?1,
                 latest_value = CASE WHEN latest_ts <= ?2 THEN NULL ELSE latest_value END,
-                latest_ts = CASE WHEN latest_ts <= ?2 THEN NULL ELSE latest_ts END
+                latest_ts = CASE WHEN latest_ts <= ?2 THEN NULL ELSE latest_ts END,
+                rollups_until = coalesce(?4, rollups_until)
             WHERE id = ?3
-            """, arguments: [deleted, last, sensorID])
+            """, arguments: [deleted, last, sensorID, frontier])
         let more = try Bool.fetchOne(db, sql: """
             SELECT EXISTS (SELECT 1 FROM readings WHERE sensor_id = ? AND ts < ?)
             """, arguments: [sensorID, cutoff]) ?? false
