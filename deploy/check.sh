@@ -29,14 +29,8 @@ cleanup() {
     rm -rf "$stage"
 }
 trap cleanup EXIT
-passed=0
-failed=0
-ok() { echo "ok: $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $*" >&2; failed=$((failed + 1)); }
-holds() { # label command…
-    local label=$1; shift
-    if "$@"; then ok "$label"; else fail "$label"; fi
-}
+# shellcheck source=/dev/null
+. scripts/tally.sh  # ok, fail, holds, tally
 
 # ---- install.sh into a temporary DESTDIR -----------------------------------------
 root="$stage/root"
@@ -219,5 +213,4 @@ done
 echo "Containerfile run stage installs: $(echo "$runtime" | tr '\n' ' ')"
 holds "Containerfile's runtime packages cover the binaries' libraries${missing:+ (missing:$missing)}" test -z "$missing"
 
-echo "deploy: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tally deploy

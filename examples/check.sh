@@ -25,17 +25,11 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-passed=0
-failed=0
-ok() { echo "ok: $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $*" >&2; failed=$((failed + 1)); }
+# shellcheck source=/dev/null
+. ../scripts/tally.sh  # ok, fail, holds, tally
 skip() { echo "skip: $*"; }
 # Fixtures are exact bodies; one trailing newline an editor may add is ignored.
 fixture() { local text; text=$(<"$fixtures/$1"); printf '%s' "$text"; }
-holds() { # label command…: ok if the command succeeds
-    local label=$1; shift
-    if "$@"; then ok "$label"; else fail "$label"; fi
-}
 same() { # label expected actual
     if [ "$2" = "$3" ]; then ok "$1"; else fail "$1"$'\n  expected: '"$2"$'\n  actual:   '"$3"; fi
 }
@@ -410,5 +404,4 @@ EOF
     server_pid=""
 fi
 
-echo "examples: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tally examples
