@@ -25,8 +25,10 @@ struct ServerProcess {
         process.standardError = errorPipe
         process.standardOutput = FileHandle.nullDevice
         let output = OutputCollector()
-        errorPipe.fileHandleForReading.readabilityHandler = { handle in output.append(handle.availableData) }
         try process.run()
+        // Our copy of the write end would keep the reader from ever seeing EOF.
+        try? errorPipe.fileHandleForWriting.close()
+        output.drain(errorPipe.fileHandleForReading)
         let server = ServerProcess(process: process, errorPipe: errorPipe, output: output)
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
@@ -51,7 +53,7 @@ struct ServerProcess {
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        errorPipe.fileHandleForReading.readabilityHandler = nil
+        output.waitForEnd(seconds: 5)
         return process.terminationStatus
     }
 
@@ -72,13 +74,41 @@ struct ServerProcess {
     }
 }
 
+/// A child's stderr, read to its end by a thread of its own with blocking
+/// reads. Not `FileHandle.readabilityHandler`: tearing down its dispatch read
+/// source races libdispatch's epoll bookkeeping on Linux and crashed the test
+/// process in `_dispatch_event_loop_drain` (swift-corelibs-libdispatch#949).
 private final class OutputCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
+    private let ended = DispatchSemaphore(value: 0)
 
-    func append(_ chunk: Data) {
+    /// Starts reading `handle`; the thread holds it open until EOF.
+    func drain(_ handle: FileHandle) {
+        Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(handle.fileDescriptor, &buffer, buffer.count)
+                if count > 0 {
+                    append(buffer[..<count])
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            ended.signal()
+        }.start()
+    }
+
+    /// Waits (bounded) until the child's last words are in `text`.
+    func waitForEnd(seconds: Double) {
+        _ = ended.wait(timeout: .now() + seconds)
+    }
+
+    private func append(_ chunk: ArraySlice<UInt8>) {
         lock.lock()
-        data.append(chunk)
+        data.append(contentsOf: chunk)
         lock.unlock()
     }
 
