@@ -135,7 +135,8 @@ struct RestartTests {
             writers.forEach { $0.start() }
             while acknowledged.count < 300 { usleep(5_000) }
             #expect(acknowledged.count >= 300)
-            #expect(server.stop(signal: SIGTERM) == 0)
+            let status = server.stop(signal: SIGTERM)
+            #expect(status == 0, "sensei-server exited with \(status); its log:\n\(server.log.suffix(4_000))")
             while writers.contains(where: { $0.isExecuting }) { usleep(5_000) }
 
             let (again, port2) = try ServerProcess.start(dataDirectory: data, environment: ["SENSEI_TOKEN": "load-test"])

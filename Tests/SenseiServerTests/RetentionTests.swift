@@ -223,24 +223,19 @@ struct RetentionTests {
 
             let sweeping = Atomic(true)
             let outcomes = Mutex<(statuses: [Int], slowest: Duration, duringSweep: Int)>(([], .zero, 0))
-            let sweep = Mutex<Result<RetentionSweep, any Error>?>(nil)
             let clock = ContinuousClock()
-            let sweepTime = Mutex<Duration>(.zero)
-            DispatchQueue.concurrentPerform(iterations: 5) { worker in
-                if worker == 0 {
-                    let started = clock.now
-                    let result = Result { try store.sweepRetention { usleep(10_000); return true } }
-                    sweepTime.withLock { $0 = clock.now - started }
-                    sweep.withLock { $0 = result }
-                    sweeping.store(false, ordering: .releasing)
-                    return
-                }
+            // Posters on threads of their own (not `concurrentPerform`, which
+            // on two cores may run the sweep to its end before any poster
+            // starts), each posting before the sweep begins.
+            let posting = Atomic(0)
+            let posters = ThreadGroup()
+            posters.start(4) { poster in
                 // At least 20 POSTs each, and on for as long as the sweep runs.
                 var sent = 0
                 while sent < 20 || sweeping.load(ordering: .acquiring) {
-                    let code = worker % 2 == 0 ? "busy" : "quiet"
+                    let code = poster % 2 == 0 ? "busy" : "quiet"
                     let started = clock.now
-                    let during = sweeping.load(ordering: .acquiring)
+                    let during = sweeping.load(ordering: .acquiring) && posting.load(ordering: .acquiring) >= 4
                     let status = (try? server.writer.post("/sensors/\(code)/data", json: #"{"value": 1.5}"#))?.status ?? 0
                     let took = clock.now - started
                     outcomes.withLock {
@@ -248,11 +243,17 @@ struct RetentionTests {
                         $0.slowest = max($0.slowest, took)
                         if during { $0.duringSweep += 1 }
                     }
+                    if sent == 0 { posting.add(1, ordering: .releasing) }
                     sent += 1
                 }
             }
-            let result = try #require(sweep.withLock { $0 })
-            let report = try result.get()
+            while posting.load(ordering: .acquiring) < 4 { usleep(1_000) }
+            let sweepStarted = clock.now
+            let sweep = Result { try store.sweepRetention { usleep(10_000); return true } }
+            let took = clock.now - sweepStarted
+            sweeping.store(false, ordering: .releasing)
+            #expect(posters.join(seconds: 30))
+            let report = try sweep.get()
             let (statuses, slowest, duringSweep) = outcomes.withLock { $0 }
             #expect(statuses.allSatisfy { $0 == 201 }, "\(Dictionary(grouping: statuses, by: { $0 }).mapValues(\.count))")
             #expect(duringSweep > 0)
@@ -268,7 +269,6 @@ struct RetentionTests {
             try expectRollupsMatchReadings(store, "after a sweep under load")
             #expect(try store.integrityCheck() == "ok")
             try expectStillHealthy(server)
-            let took = sweepTime.withLock { $0 }
             print("retention: \(report.deleted) readings in \(report.batches) batches of 5,000 in \(took);"
                   + " longest batch held the writer \(report.longestBatch); \(posted) POSTs all 201,"
                   + " \(duringSweep) during the sweep, slowest \(slowest)")
