@@ -6,7 +6,7 @@ import GRDB
 /// rollups are clustered (`WITHOUT ROWID`) on (sensor, time): a window of one
 /// sensor is one contiguous read.
 enum CacheSchema {
-    static let version = 1
+    static let version = 2
 
     static let sql = """
         CREATE TABLE sensors (
@@ -20,7 +20,9 @@ enum CacheSchema {
             latest_ts INTEGER,
             latest_value REAL,
             count INTEGER NOT NULL,
-            position INTEGER NOT NULL        -- the user's order, 0 at the top
+            position INTEGER NOT NULL,       -- the user's order, 0 at the top
+            -- when the readings were last compared with the server's (Syncer)
+            audited_at INTEGER
         );
         CREATE INDEX sensors_code ON sensors(code);
         CREATE TABLE readings (
@@ -49,22 +51,44 @@ enum CacheSchema {
         ) WITHOUT ROWID;
         """
 
-    /// Creates the tables in a new file. A file from a newer sensei is rebuilt:
-    /// it is only a cache, and the next sync fills it again.
+    /// What brings a file of version `key` to `key + 1`, keeping the user's
+    /// order and the readings.
+    static let upgrades: [Int: String] = [
+        1: "ALTER TABLE sensors ADD COLUMN audited_at INTEGER",
+    ]
+
+    /// Creates the tables in a new file and upgrades an older one. A file from
+    /// a newer sensei is rebuilt: it is only a cache, and the next sync fills
+    /// it again.
     static func apply(to pool: DatabasePool) throws {
         try pool.barrierWriteWithoutTransaction { db in
             let found = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
             guard found != version else { return }
             try db.inTransaction(.exclusive) {
-                if found > version {
+                if found > 0 && found < version {
+                    for step in found..<version {
+                        guard let upgrade = upgrades[step] else { throw CacheSchemaError.noUpgrade(from: step) }
+                        try db.execute(sql: upgrade)
+                    }
+                } else {
                     for table in ["rollups", "readings", "metadata", "sensors"] {
                         try db.execute(sql: "DROP TABLE IF EXISTS \(table)")
                     }
+                    try db.execute(sql: sql)
                 }
-                try db.execute(sql: sql)
                 try db.execute(sql: "PRAGMA user_version = \(version)")
                 return .commit
             }
+        }
+    }
+}
+
+enum CacheSchemaError: Error, CustomStringConvertible {
+    case noUpgrade(from: Int)
+
+    var description: String {
+        switch self {
+        case .noUpgrade(let version): "no upgrade from cache version \(version)"
         }
     }
 }

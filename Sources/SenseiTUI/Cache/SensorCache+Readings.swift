@@ -28,6 +28,11 @@ extension SensorCache {
         try pool.read { db in try Self.newest(sensorId: sensorId, in: db) }
     }
 
+    /// The oldest cached reading's time.
+    public func oldestTimestamp(sensorId: Int64) throws -> Timestamp? {
+        try pool.read { db in try Self.oldest(sensorId: sensorId, in: db) }
+    }
+
     /// Readings cached for a sensor in all.
     public func readingCount(sensorId: Int64) throws -> Int {
         try pool.read { db in

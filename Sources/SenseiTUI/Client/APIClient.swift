@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 import SenseiModels
 
-/// The dashboard's side of the v1 API: the two reads a sync needs.
+/// The dashboard's side of the v1 API: the reads a sync needs.
 ///
 /// Every failure is a `SyncFailure`, so the caller only decides what to show.
 /// The token goes in the Authorization header and nowhere else: it is not in
@@ -53,19 +53,37 @@ public final class APIClient: Sendable, CustomStringConvertible {
     }
 
     /// `GET /sensors/<id>/data?order=asc`: up to `limit` readings at or after
-    /// `after` (inclusive: to page on, pass the last timestamp + 1 ms), oldest first.
-    public func readings(sensorId: Int64, after: Timestamp?, limit: Int = maximumPageSize)
-        async throws(SyncFailure) -> [Reading] {
+    /// `after` and at or before `before` (both inclusive: to page on, pass the
+    /// last timestamp + 1 ms), oldest first.
+    public func readings(sensorId: Int64, after: Timestamp?, before: Timestamp? = nil,
+                         limit: Int = maximumPageSize) async throws(SyncFailure) -> [Reading] {
         var query = [URLQueryItem(name: "order", value: "asc"),
                      URLQueryItem(name: "limit", value: String(min(max(1, limit), Self.maximumPageSize)))]
         if let after { query.append(URLQueryItem(name: "after", value: after.rfc3339)) }
+        if let before { query.append(URLQueryItem(name: "before", value: before.rfc3339)) }
+        return try await data(of: sensorId, query: query) { item throws(WireFormatError) in try Reading(json: item) }
+    }
+
+    /// `GET /sensors/<id>/data?buckets=N`: [after, before] (inclusive) cut in
+    /// `count` equal spans, one bucket per non-empty span, oldest first.
+    public func buckets(sensorId: Int64, after: Timestamp, before: Timestamp, count: Int)
+        async throws(SyncFailure) -> [Bucket] {
+        let query = [URLQueryItem(name: "after", value: after.rfc3339),
+                     URLQueryItem(name: "before", value: before.rfc3339),
+                     URLQueryItem(name: "buckets", value: String(count))]
+        return try await data(of: sensorId, query: query) { item throws(WireFormatError) in try Bucket(json: item) }
+    }
+
+    /// The `data` array of a sensor's readings route, each item decoded.
+    private func data<Item>(of sensorId: Int64, query: [URLQueryItem],
+                            _ decode: (JSONValue) throws(WireFormatError) -> Item) async throws(SyncFailure) -> [Item] {
         let path = "/sensors/\(sensorId)/data"
         let body = try await get(path, query: query)
         guard let items = body["data"]?.arrayValue else {
             throw .invalidResponse("GET \(path): no \"data\" array")
         }
         do {
-            return try items.map { item throws(WireFormatError) in try Reading(json: item) }
+            return try items.map { item throws(WireFormatError) in try decode(item) }
         } catch {
             throw .invalidResponse("GET \(path): \(error)")
         }
