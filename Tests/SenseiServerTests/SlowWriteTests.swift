@@ -10,19 +10,24 @@ extension BlockingSuites {
     /// with them.
     @Suite("Slow writes")
     struct SlowWriteTests {
+        /// The HTTP layer alone on a free loopback port, answering through `handler`.
+        static func bareServer(_ handler: @escaping HTTPServer.Handler) -> HTTPServer {
+            var configuration = HTTPServer.Configuration()
+            configuration.host = "127.0.0.1"
+            configuration.port = 0
+            configuration.threads = 2
+            return HTTPServer(configuration: configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+                              handler: handler)
+        }
+
         /// Regression: libmicrohttpd aborts the process when stopped with a
         /// connection still suspended, so a SIGTERM while a write waited longer
         /// than the shutdown's grace (a stalled disk, or the quadratic receive-time
         /// insert) crashed the server. Such a request now gets 503, and the stop is clean.
         @Test func shutdownAnswersWhatStillWaitsWith503() throws {
             let held = Mutex<[Responder]>([])
-            var configuration = HTTPServer.Configuration()
-            configuration.host = "127.0.0.1"
-            configuration.port = 0
-            configuration.threads = 2
-            let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
             // Never answered: a write that never commits.
-            let server = HTTPServer(configuration: configuration, logger: logger) { _, responder in
+            let server = Self.bareServer { _, responder in
                 held.withLock { $0.append(responder) }
             }
             try server.start()
@@ -36,6 +41,39 @@ extension BlockingSuites {
             let response = try #require(try answer.value?.get())
             expectError(response, 503, "a request still suspended at shutdown", mentioning: "stopping")
             #expect(response.headers["retry-after"] == "1")
+        }
+
+        /// Regression: a handler that returned, leaving its answer for later,
+        /// after the shutdown's last look at what waits suspended its
+        /// connection while libmicrohttpd stopped, and libmicrohttpd aborted
+        /// the process (seen once as exit status 6 under SIGTERM with 8
+        /// writers). Past that point a request is answered 503 at once instead.
+        @Test func aHandlerReturningDuringTheStopDoesNotSuspend() throws {
+            let entered = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            // Blocks its worker until released, then leaves the answer for later.
+            let server = Self.bareServer { _, _ in
+                entered.signal()
+                release.wait()
+            }
+            try server.start()
+            let client = TestHTTPClient(port: server.port, token: nil)
+            let answer = Thread.detachedResult { try client.post("/late", json: "{}") }
+            #expect(entered.wait(timeout: .now() + 5) == .success)
+            let stopped = Thread.detachedResult { server.shutdown(grace: .milliseconds(100)) }
+            // Past the grace: the shutdown found nothing suspended and is
+            // stopping the daemon, which waits for the blocked worker.
+            usleep(400_000)
+            #expect(stopped.value == nil)
+            release.signal()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while (stopped.value == nil || answer.value == nil) && ContinuousClock.now < deadline { usleep(2_000) }
+            #expect(stopped.value != nil, "the shutdown did not finish")
+            // The daemon may close the connection before the 503 goes out; it
+            // must never be anything else.
+            if case .success(let response)? = answer.value {
+                expectError(response, 503, "a request whose handler returned while stopping", mentioning: "stopping")
+            }
         }
 
         /// Regression: a reading without a timestamp that landed on a taken

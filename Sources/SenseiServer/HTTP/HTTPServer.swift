@@ -58,8 +58,9 @@ public final class HTTPServer: Sendable {
     private let boundPort = Atomic<UInt16>(0)
     private let inFlight = Atomic<Int>(0)
     /// Requests whose connection is suspended until their answer is ready (a
-    /// write waiting for its commit), by id.
-    private let suspended = Mutex<[UInt64: Responder]>([:])
+    /// write waiting for its commit), by id; and whether the server is
+    /// closing, after which no connection may be suspended any more.
+    private let suspended = Mutex<(closing: Bool, waiting: [UInt64: Responder])>((false, [:]))
     private let bufferedBodyBytes = Atomic<Int>(0)
     private let requestCounter = Atomic<UInt64>(0)
 
@@ -124,29 +125,44 @@ public final class HTTPServer: Sendable {
             usleep(2_000)
         }
         // libmicrohttpd aborts the process if stopped with a connection still
-        // suspended: answer what still waits (a write stuck behind a slow disk)
-        // with 503, give those answers a moment to go out, then stop.
-        if answerSuspended() > 0 {
+        // suspended. From here on none is: a request still arriving on a
+        // connection accepted before the quiesce gets 503 at once, and what
+        // still waits (a write stuck behind a slow disk) gets it now; those
+        // answers get a moment to go out, then the daemon stops.
+        if closeAndAnswerSuspended() > 0 {
             let flushed = ContinuousClock.now + .seconds(1)
             while inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < flushed { usleep(2_000) }
-            answerSuspended()
         }
         sensei_daemon_stop(handle.pointer)
         Unmanaged<HTTPServer>.fromOpaque(handle.context).release()
     }
 
-    /// Answers every suspended request with 503; returns how many there were.
-    @discardableResult
-    private func answerSuspended() -> Int {
-        let waiting = suspended.withLock { Array($0.values) }
-        let stopping = APIError(status: 503, message: "the server is stopping; retry shortly",
-                                headers: ["Retry-After": "1"])
-        for responder in waiting { responder.respond(.error(stopping)) }
+    /// Refuses further suspensions and answers every suspended request with
+    /// 503; returns how many there were.
+    private func closeAndAnswerSuspended() -> Int {
+        let waiting = suspended.withLock { state in
+            state.closing = true
+            return Array(state.waiting.values)
+        }
+        for responder in waiting { responder.respond(Self.stopping) }
         return waiting.count
     }
 
-    fileprivate func noteSuspended(_ responder: Responder, id: UInt64, _ isSuspended: Bool) {
-        suspended.withLock { $0[id] = isSuspended ? responder : nil }
+    static let stopping = Response.error(APIError(status: 503, message: "the server is stopping; retry shortly",
+                                                  headers: ["Retry-After": "1"]))
+
+    /// Records a request about to be suspended; false once the server is
+    /// closing, when the request must be answered at once instead.
+    fileprivate func noteSuspending(_ responder: Responder, id: UInt64) -> Bool {
+        suspended.withLock { state in
+            guard !state.closing else { return false }
+            state.waiting[id] = responder
+            return true
+        }
+    }
+
+    fileprivate func noteResumed(id: UInt64) {
+        _ = suspended.withLock { $0.waiting.removeValue(forKey: id) }
     }
 
     // MARK: - Called by MHD on its worker threads
@@ -380,7 +396,7 @@ public final class Responder: Sendable {
                 return false
             case .suspended:
                 state = .resumed(response)
-                server.noteSuspended(self, id: label.id, false)
+                server.noteResumed(id: label.id)
                 return true
             case .answeredEarly, .resumed, .done:
                 return false
@@ -413,9 +429,12 @@ public final class Responder: Sendable {
             }
             // Suspend under the lock, so a `respond` racing in cannot resume
             // a connection that is not suspended yet.
+            guard server.noteSuspending(self, id: label.id) else {
+                state = .done
+                return HTTPServer.stopping
+            }
             state = .suspended
             sensei_connection_suspend(connection.pointer)
-            server.noteSuspended(self, id: label.id, true)
             return nil
         }
         if let early { queue(early) }
