@@ -66,7 +66,9 @@ let package = Package(
             ],
             path: "Sources/sensei-bench"),
 
-        .testTarget(name: "SenseiModelsTests", dependencies: ["SenseiModels"]),
+        // What more than one test target uses (a seeded generator); not a module under test.
+        .target(name: "SenseiTestSupport", path: "Tests/SenseiTestSupport"),
+        .testTarget(name: "SenseiModelsTests", dependencies: ["SenseiModels", "SenseiTestSupport"]),
         .testTarget(
             name: "SenseiTUITests",
             dependencies: [
@@ -77,7 +79,7 @@ let package = Package(
         .testTarget(
             name: "SenseiServerTests",
             dependencies: [
-                "SenseiServer", "SenseiModels",
+                "SenseiServer", "SenseiModels", "SenseiTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),

@@ -1,4 +1,5 @@
 import SenseiModels
+import SenseiTestSupport
 import Testing
 
 /// The server clock in these tests: 2025-01-09T12:00:00Z.
@@ -128,15 +129,3 @@ private func randomBody(_ random: inout SplitMix64) -> String {
     return "{\"data\": [" + items.joined(separator: ",") + "]}"
 }
 
-/// A small seeded generator, so a failure can be replayed.
-private struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import SenseiModels
+import SenseiTestSupport
 @testable import SenseiServer
 
 #if canImport(Glibc)

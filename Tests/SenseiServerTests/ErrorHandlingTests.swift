@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 import SenseiModels
+import SenseiTestSupport
 @testable import SenseiServer
 
 #if canImport(Glibc)

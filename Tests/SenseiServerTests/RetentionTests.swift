@@ -4,6 +4,7 @@ import GRDB
 import Synchronization
 import Testing
 import SenseiModels
+import SenseiTestSupport
 @testable import SenseiServer
 
 /// Retention sweeps delete exactly the readings older than a sensor's

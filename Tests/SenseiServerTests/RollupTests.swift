@@ -1,6 +1,7 @@
 import GRDB
 import Testing
 import SenseiModels
+import SenseiTestSupport
 @testable import SenseiServer
 
 /// Buckets answered from the minute and hour rollups equal buckets computed

@@ -1,5 +1,6 @@
 import Foundation
 import SenseiModels
+import SenseiTestSupport
 
 /// A seeded generator of hostile HTTP requests for `FuzzTests`: requests to
 /// every route, bent every way a device or an attacker might — odd ids and
