@@ -32,7 +32,7 @@ extension SensorCache {
     public func trimReadings(sensorId: Int64, before cutoff: Timestamp) throws -> Int {
         try pool.write { db in
             guard let oldest = try Self.oldest(sensorId: sensorId, in: db),
-                  oldest.milliseconds < cutoff.milliseconds else { return 0 }
+                  oldest < cutoff else { return 0 }
             return try Self.replace(sensorId: sensorId, from: oldest.milliseconds,
                                     through: cutoff.milliseconds - 1, with: [], in: db)
         }

@@ -10,8 +10,8 @@ struct SyncAudit {
     let client: APIClient
     let cache: SensorCache
     let pageSize: Int
-    /// Requests this audit may still make; a large repair goes on at the next.
-    private(set) var requestsLeft: Int
+    /// Requests this audit may make; a larger repair goes on at the next.
+    let requestBudget: Int
     private(set) var requests = 0
     private(set) var refetched = 0
     private(set) var dropped = 0
@@ -27,7 +27,7 @@ struct SyncAudit {
         self.client = client
         self.cache = cache
         self.pageSize = pageSize
-        self.requestsLeft = requestBudget
+        self.requestBudget = requestBudget
     }
 
     /// Makes the cache's readings of [from, through] those of the server.
@@ -120,8 +120,7 @@ struct SyncAudit {
     }
 
     private mutating func spend() -> Bool {
-        guard requestsLeft > 0 else { return false }
-        requestsLeft -= 1
+        guard requests < requestBudget else { return false }
         requests += 1
         return true
     }

@@ -89,9 +89,9 @@ public struct Syncer: Sendable {
         if let cutoff {
             summary.readingsDropped += try cacheStep { try cache.trimReadings(sensorId: sensor.id, before: cutoff) }
         }
-        let wasEmpty = try cacheStep { try cache.newestTimestamp(sensorId: sensor.id) } == nil
-        try await syncNewerReadings(of: sensor, into: &summary)
-        if wasEmpty {
+        let newest = try cacheStep { try cache.newestTimestamp(sensorId: sensor.id) }
+        try await syncReadings(of: sensor, after: newest, into: &summary)
+        if newest == nil {
             // Fetched whole just now: nothing to compare yet.
             try cacheStep { try cache.setAuditedAt(now, sensorId: sensor.id) }
         } else if try auditIsDue(sensor, now: now) {
@@ -99,12 +99,14 @@ public struct Syncer: Sendable {
         }
     }
 
-    /// Pages through the readings after the newest cached one. The server's
-    /// `count` is not trusted to stop early: an empty or short page is the end.
-    private func syncNewerReadings(of sensor: Sensor, into summary: inout SyncSummary) async throws(SyncError) {
+    /// Pages through the readings after `newest`, the newest cached one. The
+    /// server's `count` is not trusted to stop early: an empty or short page
+    /// is the end.
+    private func syncReadings(of sensor: Sensor, after newest: Timestamp?,
+                              into summary: inout SyncSummary) async throws(SyncError) {
         // No readings on the server, or none newer than the cache's: no request at all.
         guard let latest = sensor.latest?.timestamp else { return }
-        var newest = try cacheStep { try cache.newestTimestamp(sensorId: sensor.id) }
+        var newest = newest
         if let cached = newest, latest <= cached { return }
         while true {
             summary.requests += 1
