@@ -23,6 +23,14 @@ let package = Package(
         .systemLibrary(
             name: "CNcursesw", pkgConfig: "ncursesw",
             providers: [.apt(["libncurses-dev"])]),
+        // gzip for request bodies (line protocol) and responses (Accept-Encoding).
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
+        // The MQTT subscriber: the Mosquitto project's own client library.
+        .systemLibrary(
+            name: "CMosquitto", pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]),
         // The variadic MHD_start_daemon and MHD's enums do not import into Swift;
         // this shim gives them plain C signatures.
         .target(name: "CSenseiHTTP", dependencies: ["CMicroHTTPD"]),
@@ -34,7 +42,7 @@ let package = Package(
         .target(
             name: "SenseiServer",
             dependencies: [
-                "SenseiModels", "CSenseiHTTP", "CSenseiSchema",
+                "SenseiModels", "CSenseiHTTP", "CSenseiSchema", "CZlib", "CMosquitto",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The insert hot path binds values through SQLite's C API.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

@@ -5,7 +5,10 @@ set -euo pipefail
 
 # Extra package names may be given as arguments (bench/run.sh adds wrk).
 # openssl and curl: the TLS tests make a certificate and talk HTTPS with them.
-packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libncurses-dev tmux openssl curl "$@")
+# zlib: gzip bodies; libmosquitto: the MQTT subscriber; mosquitto and its
+# clients: the broker the MQTT tests start on loopback and publish through.
+packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libncurses-dev zlib1g-dev libmosquitto-dev
+          mosquitto mosquitto-clients tmux openssl curl "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
