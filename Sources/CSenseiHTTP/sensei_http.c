@@ -298,6 +298,38 @@ struct MHD_Response *sensei_response_create(const void *body, size_t length) {
     return MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY);
 }
 
+struct stream_callbacks {
+    sensei_stream_read_fn read;
+    sensei_stream_release_fn release;
+    void *cls;
+};
+
+static ssize_t stream_reader(void *cls, uint64_t pos, char *buffer, size_t max) {
+    (void)pos;
+    struct stream_callbacks *callbacks = cls;
+    long result = callbacks->read(callbacks->cls, buffer, max);
+    if (result == SENSEI_STREAM_END) return MHD_CONTENT_READER_END_OF_STREAM;
+    if (result < 0) return MHD_CONTENT_READER_END_WITH_ERROR;
+    return (ssize_t)result;
+}
+
+static void stream_release(void *cls) {
+    struct stream_callbacks *callbacks = cls;
+    callbacks->release(callbacks->cls);
+    free(callbacks);
+}
+
+struct MHD_Response *sensei_response_create_stream(size_t block_size, sensei_stream_read_fn read,
+                                                   sensei_stream_release_fn release, void *cls) {
+    struct stream_callbacks *callbacks = malloc(sizeof *callbacks);
+    if (!callbacks) return NULL;
+    *callbacks = (struct stream_callbacks){read, release, cls};
+    struct MHD_Response *response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, block_size,
+                                                                      stream_reader, callbacks, stream_release);
+    if (!response) free(callbacks);
+    return response;
+}
+
 int sensei_response_add_header(struct MHD_Response *response, const char *name, const char *value) {
     return MHD_add_response_header(response, name, value) == MHD_YES;
 }

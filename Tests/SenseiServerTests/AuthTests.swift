@@ -19,20 +19,26 @@ struct AuthTests {
         ("POST", "/sensor_data", #"{"sensor_code":"first","value":"1"}"#, .write),
         ("GET", "/sensor_data/first", nil, .read),
         ("GET", "/metrics", nil, .read),
+        // A stream ends only when asked to: after a second here.
+        ("GET", "/stream?timeout=1", nil, .read),
     ]
 
     @Test func everyRouteIsCoveredByTheTable() async throws {
-        let table = Set(Self.routes.map { "\($0.method) \($0.path)" })
+        let table = Set(Self.routes.map { "\($0.method) \(Self.withoutQuery($0.path))" })
         let router = try await withTestServer { server in
-            SenseiApplication.routes(store: server.store, metrics: server.application.metrics)
+            SenseiApplication.routes(store: server.store, metrics: server.application.metrics, streams: server.application.streams)
         }
         #expect(router.routes.count == Self.routes.count + 1)  // + GET /health
         for route in router.routes where route.pattern != "/health" {
             let concrete = route.pattern.replacingOccurrences(of: ":id", with: route.method == "DELETE" ? "second" : "first")
                 .replacingOccurrences(of: ":code", with: "first")
             #expect(table.contains("\(route.method) \(concrete)"), "\(route.method) \(route.pattern)")
-            #expect(route.scope == Self.routes.first { $0.method == route.method && $0.path == concrete }?.needs)
+            #expect(route.scope == Self.routes.first { $0.method == route.method && Self.withoutQuery($0.path) == concrete }?.needs)
         }
+    }
+
+    private static func withoutQuery(_ path: String) -> String {
+        String(path.prefix { $0 != "?" })
     }
 
     @Test(arguments: [Scope?.none, .read, .write, .admin])

@@ -63,6 +63,17 @@ void sensei_request_arguments(struct MHD_Connection *connection,
 
 /// A response holding a copy of `body`.
 struct MHD_Response *sensei_response_create(const void *body, size_t length);
+/// A streamed response of unknown length (chunked): `read` fills `buffer` with
+/// up to `max` bytes and returns how many, 0 for none now (only after
+/// suspending the connection, else MHD calls again at once),
+/// SENSEI_STREAM_END to end it or SENSEI_STREAM_ABORT to cut the connection.
+/// `release` runs once MHD is done with the response.
+typedef long (*sensei_stream_read_fn)(void *cls, char *buffer, size_t max);
+typedef void (*sensei_stream_release_fn)(void *cls);
+#define SENSEI_STREAM_END (-1L)
+#define SENSEI_STREAM_ABORT (-2L)
+struct MHD_Response *sensei_response_create_stream(size_t block_size, sensei_stream_read_fn read,
+                                                   sensei_stream_release_fn release, void *cls);
 int sensei_response_add_header(struct MHD_Response *response, const char *name, const char *value);
 /// Queues the response and releases this reference to it; returns 1 on success.
 int sensei_response_queue(struct MHD_Connection *connection, unsigned int status,

@@ -12,6 +12,8 @@ public final class SenseiApplication: Sendable {
         public var presharedToken: String?
         /// Seconds between retention sweeps (readings past their sensor's `retentionDays`).
         public var retentionSweepInterval: TimeInterval = 60
+        /// The live stream's bounds (`GET /stream`).
+        public var streams = ReadingStreams.Configuration()
 
         public init() {}
 
@@ -29,6 +31,7 @@ public final class SenseiApplication: Sendable {
     private let router: Router
     private let http: HTTPServer
     private let retentionSweeper: RetentionSweeper
+    let streams: ReadingStreams
     private let directoryLock: DataDirectoryLock
 
     public init(configuration: Configuration, logger: Logger) throws {
@@ -41,7 +44,8 @@ public final class SenseiApplication: Sendable {
         authenticator = Authenticator(store: store, presharedToken: configuration.presharedToken, logger: logger)
         metrics = ServerMetrics()
         metrics.observeCommits(of: store)
-        router = Self.routes(store: store, metrics: metrics)
+        streams = ReadingStreams(configuration: configuration.streams, store: store)
+        router = Self.routes(store: store, metrics: metrics, streams: streams)
         retentionSweeper = RetentionSweeper(store: store, interval: configuration.retentionSweepInterval, logger: logger)
         let router = router
         let authenticator = authenticator
@@ -52,13 +56,14 @@ public final class SenseiApplication: Sendable {
         metrics.attach(http)
     }
 
-    static func routes(store: SenseiStore, metrics: ServerMetrics) -> Router {
+    static func routes(store: SenseiStore, metrics: ServerMetrics, streams: ReadingStreams) -> Router {
         var router = Router()
         HealthRoutes().addRoutes(to: &router)
         SensorRoutes(store: store).addRoutes(to: &router)
         ReadingRoutes(store: store, metrics: metrics).addRoutes(to: &router)
         LegacyRoutes(store: store, metrics: metrics).addRoutes(to: &router)
         MetricsRoutes(store: store, metrics: metrics).addRoutes(to: &router)
+        StreamRoutes(store: store, streams: streams).addRoutes(to: &router)
         return router
     }
 
@@ -75,6 +80,8 @@ public final class SenseiApplication: Sendable {
     /// Stops accepting, finishes requests in flight and the retention batch
     /// under way, closes the database.
     public func shutdown() {
+        // Streams first: they would hold the HTTP shutdown for its whole grace.
+        streams.stop()
         http.shutdown()
         retentionSweeper.stop()
         do {

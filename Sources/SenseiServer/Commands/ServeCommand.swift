@@ -29,6 +29,12 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("max-body-bytes"), help: "Largest request body accepted (413 above).")
     var maxBodyBytes = 1 << 20
 
+    @Option(name: .customLong("max-streams"), help: "Live streams (GET /stream) open at once; more get 503.")
+    var maxStreams = 32
+
+    @Option(name: .customLong("stream-heartbeat"), help: "Seconds between heartbeat comments on a live stream.")
+    var streamHeartbeat = 15
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -43,6 +49,8 @@ struct ServeCommand: ParsableCommand {
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
         guard timeout >= 1 else { throw ValidationError("--timeout must be at least 1 second") }
+        guard maxStreams >= 0 else { throw ValidationError("--max-streams must be 0 (no streams) or more") }
+        guard streamHeartbeat >= 1 else { throw ValidationError("--stream-heartbeat must be at least 1 second") }
         guard maxBodyBytes >= 1024 else { throw ValidationError("--max-body-bytes must be at least 1024") }
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together: both for HTTPS, neither for HTTP")
@@ -70,6 +78,8 @@ struct ServeCommand: ParsableCommand {
         configuration.http.connectionLimit = maxConnections
         configuration.http.connectionTimeout = timeout
         configuration.http.maxBodyBytes = maxBodyBytes
+        configuration.streams.maxListeners = maxStreams
+        configuration.streams.heartbeat = .seconds(streamHeartbeat)
         if let tlsCertificate, let tlsKey {
             let files = try TLSFiles.load(certificate: tlsCertificate, key: tlsKey)
             configuration.http.tlsCertificatePEM = files.certificatePEM

@@ -61,6 +61,8 @@ public final class HTTPServer: Sendable {
     /// write waiting for its commit), by id; and whether the server is
     /// closing, after which no connection may be suspended any more.
     private let suspended = Mutex<(closing: Bool, waiting: [UInt64: Responder])>((false, [:]))
+    /// Responses still streaming, by request id: ended first at shutdown.
+    private let streams = Mutex<(closing: Bool, open: [UInt64: ResponseStream])>((false, [:]))
     private let bufferedBodyBytes = Atomic<Int>(0)
     private let requestCounter = Atomic<UInt64>(0)
 
@@ -120,6 +122,13 @@ public final class HTTPServer: Sendable {
             return value
         }) else { return }
         sensei_daemon_quiesce(handle.pointer)
+        // Streams never end by themselves: end them now, or the wait below
+        // would last the whole grace (and a suspended one abort the stop).
+        let open = streams.withLock { streams in
+            streams.closing = true
+            return Array(streams.open.values)
+        }
+        for stream in open { stream.finish() }
         let deadline = ContinuousClock.now + grace
         while inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
             usleep(2_000)
@@ -233,10 +242,12 @@ public final class HTTPServer: Sendable {
             queue(.error(refusal), on: connection, request: label(pending, method, url), route: -1)
             return true
         }
-        let request = Request(
+        let query = arguments(connection)
+        var request = Request(
             method: String(cString: method), path: String(cString: url),
-            query: arguments(connection), authorization: header(connection, "Authorization"),
+            query: query.first, authorization: header(connection, "Authorization"),
             contentType: header(connection, "Content-Type"), body: pending.body, id: pending.id)
+        request.repeatedQuery = query.repeated
         pending.body = []
         let label = RequestLabel(id: pending.id, started: pending.started, method: request.method, path: request.path)
         let responder = Responder(server: self, connection: ConnectionHandle(pointer: connection), label: label)
@@ -279,7 +290,16 @@ public final class HTTPServer: Sendable {
     /// the connection's worker thread, from within the access callback.
     /// `route`: the handler's tag (`Responder.tag(route:)`).
     fileprivate func queue(_ response: Response, on connection: OpaquePointer, request: RequestLabel, route: Int) {
-        let mhdResponse = response.body.withUnsafeBytes { sensei_response_create($0.baseAddress, $0.count) }
+        let mhdResponse: OpaquePointer?
+        if let stream = response.stream {
+            mhdResponse = openStream(stream, on: connection, id: request.id)
+        } else {
+            mhdResponse = response.body.withUnsafeBytes { sensei_response_create($0.baseAddress, $0.count) }
+        }
+        guard let mhdResponse else {
+            logger.warning("could not create a response", metadata: ["request": "\(request.id)"])
+            return
+        }
         for (name, value) in response.headers {
             _ = sensei_response_add_header(mhdResponse, name, value)
         }
@@ -297,12 +317,25 @@ public final class HTTPServer: Sendable {
                     metadata: ["request": "\(request.id)"])
     }
 
+    /// The MHD response of a stream, which the server ends at shutdown; once
+    /// closing, it is finished at once (what it already holds still goes out).
+    private func openStream(_ stream: ResponseStream, on connection: OpaquePointer, id: UInt64) -> OpaquePointer? {
+        let closing = streams.withLock { streams in
+            streams.open[id] = stream
+            return streams.closing
+        }
+        if closing { stream.finish() }
+        return stream.makeResponse(on: ConnectionHandle(pointer: connection)) { [weak self] in
+            _ = self?.streams.withLock { $0.open.removeValue(forKey: id) }
+        }
+    }
+
     private func header(_ connection: OpaquePointer, _ name: String) -> String? {
         sensei_request_header(connection, name).map { String(cString: $0) }
     }
 
-    private func arguments(_ connection: OpaquePointer) -> [String: String] {
-        var arguments: [String: String] = [:]
+    private func arguments(_ connection: OpaquePointer) -> QueryArguments {
+        var arguments = QueryArguments()
         withUnsafeMutablePointer(to: &arguments) { pointer in
             sensei_request_arguments(connection, argumentVisitor, pointer)
         }
@@ -474,12 +507,21 @@ private let logCallback: sensei_log_fn = { context, message in
     Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().log(String(cString: message!))
 }
 
+/// A request's query: the first value of each name, and all of a repeated one.
+private struct QueryArguments {
+    var first: [String: String] = [:]
+    var repeated: [String: [String]] = [:]
+}
+
 private let argumentVisitor: sensei_argument_fn = { context, key, value in
     guard let key else { return }
-    let arguments = context!.assumingMemoryBound(to: [String: String].self)
+    let arguments = context!.assumingMemoryBound(to: QueryArguments.self)
     let name = String(cString: key)
-    if arguments.pointee[name] == nil {
-        arguments.pointee[name] = value.map { String(cString: $0) } ?? ""
+    let text = value.map { String(cString: $0) } ?? ""
+    if let earlier = arguments.pointee.first[name] {
+        arguments.pointee.repeated[name, default: [earlier]].append(text)
+    } else {
+        arguments.pointee.first[name] = text
     }
 }
 

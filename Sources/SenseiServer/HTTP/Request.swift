@@ -6,6 +6,9 @@ public struct Request: Sendable {
     public var path: String
     /// Query arguments, percent-decoded; the first of a repeated name wins.
     public var query: [String: String]
+    /// Every value of a repeated argument (`sensor=a&sensor=b`), in order;
+    /// only names given more than once are here.
+    public var repeatedQuery: [String: [String]] = [:]
     public var authorization: String?
     public var contentType: String?
     public var body: [UInt8]
@@ -21,5 +24,10 @@ public struct Request: Sendable {
         self.contentType = contentType
         self.body = body
         self.id = id
+    }
+
+    /// Every value given for `name`, in order.
+    public func queryValues(_ name: String) -> [String] {
+        repeatedQuery[name] ?? query[name].map { [$0] } ?? []
     }
 }

@@ -5,11 +5,20 @@ public struct Response: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// Set: the body is this stream's, of unknown length, and `body` is unused.
+    public var stream: ResponseStream?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// A response that stays open, written through `stream` (server-sent events, say).
+    public static func streaming(_ stream: ResponseStream, headers: [(name: String, value: String)]) -> Response {
+        var response = Response(status: 200, headers: headers)
+        response.stream = stream
+        return response
     }
 
     public static let jsonType = "application/json; charset=utf-8"

@@ -69,15 +69,16 @@ final class ServerMetrics: Sendable {
     func observeCommits(of store: SenseiStore) {
         // The metrics, not `self`: the store would otherwise keep this alive.
         store.groupCommit.onCommit.withLock { [commits, commitWrites, commitReadings] observer in
-            observer = CommitObserver { outcomes in
+            observer.append(CommitObserver { outcomes in
                 commits.increment()
                 commitWrites.record(Double(outcomes.count))
-                // A reading insert answers with how many readings it stored;
-                // no other write answers with an Int (MetricsTests checks the sum).
+                // A reading insert answers with what it stored (MetricsTests checks the sum).
                 var readings = 0
-                for case .success(let count as Int) in outcomes { readings += count }
+                for outcome in outcomes {
+                    for stored in StoredReadings.all(in: outcome) { readings += stored.count }
+                }
                 commitReadings.record(Double(readings))
-            }
+            })
         }
     }
 

@@ -21,8 +21,9 @@ final class GroupCommit: Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     /// Committed transactions so far: a cheap "has anything changed?" for caches.
     let commits = Atomic<UInt64>(0)
-    /// Told of each committed transaction, on the writer thread: for metrics.
-    let onCommit = Mutex<CommitObserver?>(nil)
+    /// Told of each committed transaction, on the writer thread, in the
+    /// order added: metrics, the live stream.
+    let onCommit = Mutex<[CommitObserver]>([])
 
     private struct Queue {
         var writes: [PendingWrite] = []
@@ -96,7 +97,7 @@ final class GroupCommit: Sendable {
                 outcomes = try transaction(writes, isolating: true)
             }
             commits.add(1, ordering: .releasing)
-            onCommit.withLock { $0 }?.committed(outcomes)
+            for observer in onCommit.withLock({ $0 }) { observer.committed(outcomes) }
         } catch {
             // The transaction could not begin or commit: nothing in it was stored.
             outcomes = writes.map { _ in .failure(error) }

@@ -32,7 +32,7 @@ extension SenseiStore {
     public func insertReadings(_ readings: [ReadingInput], into reference: SensorReference,
                                createIfMissing: Bool, receivedAt: Timestamp = .now()) throws -> Int {
         try groupCommit.write(Self.insertion(readings, into: reference, createIfMissing: createIfMissing,
-                                             receivedAt: receivedAt, hints: receiveTimeHints))
+                                             receivedAt: receivedAt, hints: receiveTimeHints, tap: tap)).count
     }
 
     /// `insertReadings` without waiting: `completion` runs on the writer
@@ -42,15 +42,15 @@ extension SenseiStore {
                                createIfMissing: Bool, receivedAt: Timestamp = .now(),
                                completion: @escaping @Sendable (Result<Int, any Error>) -> Void) {
         let work = Self.insertion(readings, into: reference, createIfMissing: createIfMissing,
-                                  receivedAt: receivedAt, hints: receiveTimeHints)
+                                  receivedAt: receivedAt, hints: receiveTimeHints, tap: tap)
         groupCommit.submit({ db in try work(db) }) { result in
-            completion(result.map { $0 as! Int })
+            completion(result.map { ($0 as! StoredReadings).count })
         }
     }
 
     private static func insertion(_ readings: [ReadingInput], into reference: SensorReference,
                                   createIfMissing: Bool, receivedAt: Timestamp,
-                                  hints: ReceiveTimeHints) -> @Sendable (Database) throws -> Int {
+                                  hints: ReceiveTimeHints, tap: ReadingTap) -> @Sendable (Database) throws -> StoredReadings {
         { db in
             let sensor = try resolveForWrite(reference, createIfMissing: createIfMissing, at: receivedAt, in: db)
             for (index, reading) in readings.enumerated() {
@@ -58,14 +58,16 @@ extension SenseiStore {
                     throw StoreError.invalidValue(index: index, reason: problem)
                 }
             }
-            try insert(readings, into: sensor, receivedAt: receivedAt, hints: hints, in: db)
-            return readings.count
+            var stored: [Reading]? = tap.isOn ? [] : nil
+            try insert(readings, into: sensor, receivedAt: receivedAt, hints: hints, keeping: &stored, in: db)
+            return StoredReadings(sensorID: sensor.id, code: sensor.code, count: readings.count, readings: stored ?? [])
         }
     }
 
     /// What a write needs of its sensor.
     private struct WriteTarget {
         let id: Int64
+        let code: String
         let valueType: ValueType
         /// `sensors.rollups_until`: see `RollupFold`.
         let rollupsUntil: Int64?
@@ -78,17 +80,17 @@ extension SenseiStore {
         switch reference {
         case .id(let id):
             lookup = BoundStatement(try db.cachedStatement(sql: """
-                SELECT id, value_type, rollups_until FROM sensors WHERE id = ?
+                SELECT id, value_type, rollups_until, code FROM sensors WHERE id = ?
                 """))
             lookup.bind(1, id)
         case .code(let code):
             lookup = BoundStatement(try db.cachedStatement(sql: """
-                SELECT id, value_type, rollups_until FROM sensors WHERE code = ?
+                SELECT id, value_type, rollups_until, code FROM sensors WHERE code = ?
                 """))
             lookup.bind(1, code)
         }
         if let found = try lookup.first({
-            WriteTarget(id: $0.int64(0), valueType: ValueType(rawValue: $0.text(1)) ?? .float,
+            WriteTarget(id: $0.int64(0), code: $0.text(3), valueType: ValueType(rawValue: $0.text(1)) ?? .float,
                         rollupsUntil: $0.optionalInt64(2))
         }) {
             return found
@@ -97,11 +99,12 @@ extension SenseiStore {
             throw StoreError.sensorNotFound(reference)
         }
         let id = try insertSensor(code: code, name: nil, units: "", valueType: .float, at: now, in: db)
-        return WriteTarget(id: id, valueType: .float, rollupsUntil: nil)
+        return WriteTarget(id: id, code: code, valueType: .float, rollupsUntil: nil)
     }
 
     private static func insert(_ readings: [ReadingInput], into sensor: WriteTarget, receivedAt: Timestamp,
-                               hints: ReceiveTimeHints, in db: Database) throws {
+                               hints: ReceiveTimeHints, keeping stored: inout [Reading]?,
+                               in db: Database) throws {
         let sensorID = sensor.id
         // First the fold this write's newest reading calls for, so that the
         // write's own readings before the new frontier (most of a device's
@@ -163,6 +166,7 @@ extension SenseiStore {
             }
             if reading.timestamp == nil { nextReceiveTime = ts + 1 }
             noteNewest(ts, reading.value)
+            stored?.append(Reading(timestamp: Timestamp(milliseconds: ts), value: reading.value))
         }
         var index = readings.startIndex
         while index < readings.endIndex {
@@ -174,6 +178,9 @@ extension SenseiStore {
                 }
                 added += ChunkInsert.size
                 noteNewest(last.ts, last.value)
+                if stored != nil {
+                    for reading in readings[index..<end] { stored!.append(Reading(timestamp: reading.timestamp!, value: reading.value)) }
+                }
                 index = end
             } else {
                 // Row by row, up to where the next chunk may start.

@@ -36,6 +36,8 @@ public final class SenseiStore: Sendable {
     let tokenLookup: TokenLookup
     /// Where receive-time readings may start, per sensor.
     let receiveTimeHints = ReceiveTimeHints()
+    /// On while the live stream has listeners: writes then keep what they stored.
+    public let tap = ReadingTap()
 
     /// Opens (creating if needed) the database at `path`.
     public init(path: String) throws {

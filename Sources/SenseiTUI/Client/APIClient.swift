@@ -12,7 +12,7 @@ import SenseiModels
 public final class APIClient: Sendable, CustomStringConvertible {
     /// The server's base URL, e.g. `http://localhost:3000` (a path prefix is kept).
     public let baseURL: URL
-    private let token: String
+    let token: String
     private let session: URLSession
 
     /// The most readings the server returns in one answer.
@@ -115,7 +115,7 @@ public final class APIClient: Sendable, CustomStringConvertible {
     }
 
     /// The base URL with `path` appended under any prefix it has, and `query`.
-    private func url(for path: String, query: [URLQueryItem]) throws(SyncFailure) -> URL {
+    func url(for path: String, query: [URLQueryItem]) throws(SyncFailure) -> URL {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
             throw .unreachable("invalid server URL")
         }

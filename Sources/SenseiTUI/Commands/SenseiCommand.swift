@@ -6,7 +6,7 @@ public struct SenseiCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "sensei",
         abstract: "Watch a Sensei server's sensors in the terminal, from a local cache that works offline.",
-        subcommands: [DashboardCommand.self, ListCommand.self, ShowCommand.self],
+        subcommands: [DashboardCommand.self, ListCommand.self, ShowCommand.self, WatchCommand.self],
         defaultSubcommand: DashboardCommand.self)
 
     public init() {}

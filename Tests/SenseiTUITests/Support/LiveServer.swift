@@ -34,11 +34,13 @@ struct LiveServer {
 
 /// Starts a server on `dataDirectory`, runs `body`, and shuts it down however
 /// `body` ends. A reused directory gets fresh tokens (only digests are kept).
-func withLiveServer<T>(dataDirectory: String, _ body: (LiveServer) async throws -> T) async throws -> T {
+/// `port` 0: any free one (a restart on the same directory may ask for the
+/// port of the one before).
+func withLiveServer<T>(dataDirectory: String, port: Int = 0, _ body: (LiveServer) async throws -> T) async throws -> T {
     var configuration = SenseiApplication.Configuration()
     configuration.dataDirectory = dataDirectory
     configuration.http.host = "127.0.0.1"
-    configuration.http.port = 0
+    configuration.http.port = UInt16(port)
     configuration.http.threads = 2
     let application = try SenseiApplication(
         configuration: configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })

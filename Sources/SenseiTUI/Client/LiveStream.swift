@@ -1,0 +1,126 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import SenseiModels
+import Synchronization
+
+/// One reading as `GET /stream` pushes it.
+public struct LiveReading: Hashable, Sendable {
+    public var sensorId: Int64
+    public var code: String
+    public var reading: Reading
+
+    public init(sensorId: Int64, code: String, reading: Reading) {
+        self.sensorId = sensorId
+        self.code = code
+        self.reading = reading
+    }
+
+    /// The `data:` of a `reading` event.
+    init(json: JSONValue) throws(WireFormatError) {
+        guard let code = json["sensor"]?.stringValue, let id = json["id"]?.intValue else {
+            throw WireFormatError("reading event without sensor and id")
+        }
+        self.init(sensorId: Int64(id), code: code, reading: try Reading(json: json))
+    }
+}
+
+/// What a live stream tells its reader.
+public enum LiveEvent: Hashable, Sendable {
+    /// The server accepted the stream: readings follow as they commit.
+    case opened
+    case reading(LiveReading)
+}
+
+extension APIClient {
+    /// `GET /stream` (only `sensors`, codes or ids, when given): events until
+    /// the stream ends; it then finishes, or throws what went wrong (a refusal
+    /// with the server's message, or `.unreachable`). A stream that stays
+    /// silent past `silence` (the server sends a heartbeat every 15 s) counts
+    /// as dropped.
+    public func live(sensors: [String] = [], silence: TimeInterval = 45) -> AsyncThrowingStream<LiveEvent, any Error> {
+        AsyncThrowingStream { continuation in
+            let request: URLRequest
+            do {
+                let query = sensors.map { URLQueryItem(name: "sensor", value: $0) }
+                var built = URLRequest(url: try url(for: "/stream", query: query))
+                built.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+                built.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+                request = built
+            } catch {
+                continuation.finish(throwing: error)
+                return
+            }
+            let reader = EventStreamDelegate(continuation: continuation)
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.timeoutIntervalForRequest = max(1, silence)
+            configuration.timeoutIntervalForResource = 365 * 86_400
+            configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+            let session = URLSession(configuration: configuration, delegate: reader, delegateQueue: nil)
+            let task = session.dataTask(with: request)
+            continuation.onTermination = { _ in
+                task.cancel()
+                session.invalidateAndCancel()
+            }
+            task.resume()
+        }
+    }
+}
+
+/// Cuts the bytes of a stream into server-sent events (`data:` lines up to a
+/// blank line) and hands each reading on; keeps an error answer's body to
+/// report its message.
+private final class EventStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let continuation: AsyncThrowingStream<LiveEvent, any Error>.Continuation
+    /// Touched only on the session's serial delegate queue.
+    private var buffer: [UInt8] = []
+    private var status = 0
+
+    init(continuation: AsyncThrowingStream<LiveEvent, any Error>.Continuation) {
+        self.continuation = continuation
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        if status == 200 { continuation.yield(.opened) }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        buffer.append(contentsOf: data)
+        guard status == 200 else { return }
+        while let end = Self.eventEnd(in: buffer) {
+            let event = Array(buffer[..<end.lowerBound])
+            buffer.removeFirst(end.upperBound)
+            for line in event.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("data:".utf8)) {
+                let payload = line.dropFirst(5).drop { $0 == UInt8(ascii: " ") }
+                if let json = try? JSONParser.parse(Array(payload)), let reading = try? LiveReading(json: json) {
+                    continuation.yield(.reading(reading))
+                }
+            }
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        session.finishTasksAndInvalidate()
+        if let error {
+            continuation.finish(throwing: APIClient.failure(for: error))
+        } else if status != 200 {
+            continuation.finish(throwing: APIClient.failure(status: status, body: buffer))
+        } else {
+            continuation.finish()
+        }
+    }
+
+    /// The first blank line (`\n\n`, or `\r\n\r\n`) ending an event.
+    private static func eventEnd(in bytes: [UInt8]) -> Range<Int>? {
+        let lf = bytes.firstRange(of: [10, 10])
+        let crlf = bytes.firstRange(of: [13, 10, 13, 10])
+        switch (lf, crlf) {
+        case let (a?, b?): return a.lowerBound < b.lowerBound ? a : b
+        case let (a, b): return a ?? b
+        }
+    }
+}

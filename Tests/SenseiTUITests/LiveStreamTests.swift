@@ -1,0 +1,102 @@
+import Foundation
+import SenseiModels
+import Synchronization
+import Testing
+@testable import SenseiTUI
+
+/// `APIClient.live` and `sensei watch` against a real server.
+@Suite struct LiveStreamTests {
+    @Test func aCommittedReadingArrivesOnTheStream() async throws {
+        try await withScratch { scratch in
+            try await withLiveServer(dataDirectory: scratch.serverData) { server in
+                try server.post("porch", [(1_736_424_000_000, 1)])
+                var events = server.client().live(sensors: ["porch"]).makeAsyncIterator()
+                #expect(try await events.next() == .opened)
+                let posted = Date()
+                try server.post("porch", [(1_736_424_001_500, 21.5)])
+                let event = try await events.next()
+                print("live: a committed reading reached the client \(Int(Date().timeIntervalSince(posted) * 1000)) ms after its commit began")
+                guard case .reading(let live)? = event else {
+                    Issue.record("expected a reading, got \(String(describing: event))")
+                    return
+                }
+                #expect(live.code == "porch")
+                #expect(live.reading == Reading(timestamp: Timestamp(milliseconds: 1_736_424_001_500), value: 21.5))
+            }
+        }
+    }
+
+    @Test func anUnknownSensorIsTheServersRefusal() async throws {
+        try await withScratch { scratch in
+            try await withLiveServer(dataDirectory: scratch.serverData) { server in
+                do {
+                    for try await _ in server.client().live(sensors: ["nope"]) {}
+                    Issue.record("expected a refusal")
+                } catch {
+                    #expect(error as? SyncFailure == .server(status: 404, message: "no sensor 'nope'"))
+                }
+            }
+        }
+    }
+
+    @Test func watchPrintsWhatWasPostedAndSurvivesARestart() async throws {
+        try await withScratch { scratch in
+            let lines = Lines(), notes = Lines()
+            var port = 0
+            var watcher: Task<Void, any Error>?
+            defer { watcher?.cancel() }
+            try await withLiveServer(dataDirectory: scratch.serverData) { server in
+                port = server.port
+                try server.post("porch", [(1_736_424_000_000, 1)])
+                _ = try server.application.store.updateSensor(.code("porch"), name: nil, units: "°C", valueType: nil)
+                let client = server.client()
+                watcher = Task.detached {
+                    try await WatchCommand.watch(client, codes: ["porch"]) { line in lines.value.withLock { $0.append(line) } }
+                        note: { note in notes.value.withLock { $0.append(note) } }
+                }
+                // The stream is open once a reading posted now shows.
+                try await waitFor { 
+                    try server.post("porch", [(Timestamp.now().milliseconds, 0)])
+                    return !lines.value.withLock { $0.isEmpty }
+                }
+                lines.value.withLock { $0.removeAll() }
+                try server.post("porch", [(1_736_424_060_000, 22.25)])
+                try server.post("garage", [(1_736_424_060_000, 5)])
+                try await waitFor { lines.value.withLock { $0.contains("2025-01-09T12:01:00Z porch 22.25 °C") } }
+            }
+            // The same server back on the same port: the watch reopens its stream.
+            try await withLiveServer(dataDirectory: scratch.serverData, port: port) { server in
+                try await waitFor {
+                    try server.post("porch", [(Timestamp.now().milliseconds, 7)])
+                    return lines.value.withLock { $0.last?.hasSuffix(" porch 7 °C") == true }
+                }
+            }
+            #expect(lines.value.withLock { $0.allSatisfy { $0.contains(" porch ") } })
+            #expect(notes.value.withLock { !$0.isEmpty })
+        }
+    }
+
+    @Test func watchLineFormat() {
+        let live = LiveReading(sensorId: 1, code: "freezer", reading: Reading(timestamp: Timestamp(milliseconds: 1_736_424_000_250), value: -18.5))
+        #expect(WatchCommand.line(live, units: "°C") == "2025-01-09T12:00:00.250Z freezer -18.5 °C")
+        #expect(WatchCommand.line(live, units: "") == "2025-01-09T12:00:00.250Z freezer -18.5")
+    }
+}
+
+/// Lines collected from another task.
+final class Lines: Sendable {
+    let value = Mutex<[String]>([])
+}
+
+/// Polls `condition` every 50 ms for up to `seconds`; fails the test if it never holds.
+func waitFor(_ seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
+             _ condition: () async throws -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while try await !condition() {
+        guard Date() < deadline else {
+            Issue.record("condition not met within \(seconds) s", sourceLocation: sourceLocation)
+            return
+        }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+}
