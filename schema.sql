@@ -1,6 +1,12 @@
--- Sensei server schema, version 3.
+-- Sensei server schema, version 4.
 -- The server applies this file, byte for byte, to a new database. Times are
 -- INTEGER milliseconds since the Unix epoch, UTC.
+
+-- Pages freed by compaction, retention and deletes go back to the file system
+-- (`PRAGMA incremental_vacuum` after each compaction pass), a few at a time
+-- instead of a full VACUUM that rewrites the whole file. Version 4; a database
+-- made before is converted once, by a VACUUM after its first compaction.
+PRAGMA auto_vacuum = INCREMENTAL;
 
 -- AUTOINCREMENT: a deleted sensor's id is never given to another, so a
 -- dashboard's cache keyed by id cannot mix two sensors up.
@@ -39,6 +45,22 @@ CREATE TABLE readings (
     PRIMARY KEY (sensor_id, ts)
 ) WITHOUT ROWID;
 
+-- Readings more than a day old, packed: one row per sensor and UTC hour
+-- (`start`, its first millisecond) holding all of that hour's readings,
+-- encoded by `ReadingBlock` (delta-of-delta timestamps, decimal values): about
+-- a byte a reading where a `readings` row takes 23. A sensor's hour is wholly
+-- here or wholly in `readings`, never both; a packed hour has no minute
+-- rollups (a query computes them from the block), its hour rollup stays, and
+-- it lies before the sensor's `rollups_until`. A write into a packed hour
+-- unpacks it first. Added in version 4.
+CREATE TABLE reading_blocks (
+    sensor_id INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
+    start     INTEGER NOT NULL,
+    count     INTEGER NOT NULL,
+    data      BLOB    NOT NULL,
+    PRIMARY KEY (sensor_id, start)
+);
+
 -- Rollups: count, sum, min and max of a sensor's readings per minute and per
 -- hour, so that a chart of a long range reads hours instead of readings. They
 -- cover the readings before the sensor's `rollups_until`; the store adds the
@@ -74,4 +96,4 @@ CREATE TABLE tokens (
     last_used_at INTEGER
 );
 
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;

@@ -15,16 +15,21 @@ extension BlockingSuites {
     /// database file is sound, and after each restart every reading that got a
     /// 201 is there exactly once with its value; a request cut off unanswered is
     /// stored whole or not at all, and nothing appears that no one sent.
+    /// The device timestamps are years old, and the server packs them
+    /// (`--compaction-interval 0.05`) while the writers keep writing into the
+    /// hours it packs: kills land mid-compaction too.
     @Suite("Crash safety")
     struct CrashSafetyTests {
         static let cycles = 5
+        static let arguments = ["--threads", "4", "--compaction-interval", "0.05"]
 
         @Test func sigkillMidLoadLosesNothingAcknowledged() throws {
             let started = ContinuousClock.now
             let ledger = WriteLedger()
             var random = SplitMix64(seed: 0xC0FFEE)
+            var packedHoursSeen = 0
             try withScratchDirectory { directory in
-                var (server, client) = try startChildServer(directory, ["--threads", "4"])
+                var (server, client) = try startChildServer(directory, Self.arguments)
                 for cycle in 1...Self.cycles {
                     let writers = ThreadGroup()
                     let before = ledger.acknowledgedRequests
@@ -39,12 +44,14 @@ extension BlockingSuites {
                     #expect(writers.join(seconds: 30), "cycle \(cycle): writers still blocked after the kill")
                     #expect(try auditDatabase(in: directory) == "ok", "cycle \(cycle): the database as the kill left it")
 
-                    (server, client) = try startChildServer(directory, ["--threads", "4"])
+                    (server, client) = try startChildServer(directory, Self.arguments)
                     let stored = try expectSensorsMatchTheirReadings(client, "cycle \(cycle)")
+                    packedHoursSeen = max(packedHoursSeen, try packedHours(in: directory))
                     ledger.check(stored, cycle: cycle)
                 }
                 #expect(server.stop() == 0)
                 #expect(try auditDatabase(in: directory) == "ok")
+                #expect(packedHoursSeen > 0, "nothing was ever packed")
                 try expectRollupsMatchReadings(in: directory, "after \(Self.cycles) kills")
             }
             for failure in ledger.failures.prefix(20) { Issue.record("\(failure)") }

@@ -127,7 +127,7 @@ struct SchemaMigrationTests {
 
             let store = try SenseiStore(path: path)
             let after = try Self.snapshot(path)
-            #expect(after.version == 3)
+            #expect(after.version == SenseiStore.schemaVersion)
             #expect(after.sensorColumns == before.sensorColumns + ["retention_days", "rollups_until"])
             #expect(after.data == before.data)
             // Version 2 rolled every reading up: the frontier goes to the
@@ -159,11 +159,11 @@ struct SchemaMigrationTests {
             try store.insertReadings([ReadingInput(timestamp: nil, value: 1)], into: .code("new"), createIfMissing: true)
             try store.close()
 
-            // Opening it again finds version 3 and changes nothing.
+            // Opening it again finds the current version and changes nothing.
             let reopened = try SenseiStore(path: path)
             #expect(try reopened.sensors().map(\.retentionDays) == [1, nil, nil, nil])
             try reopened.close()
-            #expect(try Self.snapshot(path).version == 3)
+            #expect(try Self.snapshot(path).version == SenseiStore.schemaVersion)
         }
     }
 

@@ -14,6 +14,9 @@ public final class SenseiApplication: Sendable {
         public var retentionSweepInterval: TimeInterval = 60
         /// The live stream's bounds (`GET /stream`).
         public var streams = ReadingStreams.Configuration()
+        /// Seconds between compaction passes: an hour of readings is packed
+        /// within this long of ending a day ago.
+        public var compactionInterval: TimeInterval = 30
 
         public init() {}
 
@@ -32,6 +35,7 @@ public final class SenseiApplication: Sendable {
     private let http: HTTPServer
     private let retentionSweeper: RetentionSweeper
     let streams: ReadingStreams
+    private let compactor: Compactor
     private let directoryLock: DataDirectoryLock
 
     public init(configuration: Configuration, logger: Logger) throws {
@@ -47,6 +51,7 @@ public final class SenseiApplication: Sendable {
         streams = ReadingStreams(configuration: configuration.streams, store: store)
         router = Self.routes(store: store, metrics: metrics, streams: streams)
         retentionSweeper = RetentionSweeper(store: store, interval: configuration.retentionSweepInterval, logger: logger)
+        compactor = Compactor(store: store, interval: configuration.compactionInterval, logger: logger)
         let router = router
         let authenticator = authenticator
         let routeMetrics = RouteMetrics(registry: metrics.registry, router: router)
@@ -75,6 +80,7 @@ public final class SenseiApplication: Sendable {
         try ensureAdminToken()
         try http.start()
         retentionSweeper.start()
+        compactor.start()
     }
 
     /// Stops accepting, finishes requests in flight and the retention batch
@@ -84,6 +90,7 @@ public final class SenseiApplication: Sendable {
         streams.stop()
         http.shutdown()
         retentionSweeper.stop()
+        compactor.stop()
         do {
             try store.close()
         } catch {

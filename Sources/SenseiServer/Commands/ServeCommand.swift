@@ -44,6 +44,10 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("tls-key"), help: "The certificate's PEM private key, unencrypted (keep it mode 0600).")
     var tlsKey: String?
 
+    @Option(name: .customLong("compaction-interval"),
+            help: "Seconds between passes that pack readings more than a day old into compressed blocks.")
+    var compactionInterval: Double = 30
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
@@ -51,6 +55,7 @@ struct ServeCommand: ParsableCommand {
         guard timeout >= 1 else { throw ValidationError("--timeout must be at least 1 second") }
         guard maxStreams >= 0 else { throw ValidationError("--max-streams must be 0 (no streams) or more") }
         guard streamHeartbeat >= 1 else { throw ValidationError("--stream-heartbeat must be at least 1 second") }
+        guard compactionInterval >= 0.01 else { throw ValidationError("--compaction-interval must be at least 0.01") }
         guard maxBodyBytes >= 1024 else { throw ValidationError("--max-body-bytes must be at least 1024") }
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together: both for HTTPS, neither for HTTP")
@@ -80,6 +85,7 @@ struct ServeCommand: ParsableCommand {
         configuration.http.maxBodyBytes = maxBodyBytes
         configuration.streams.maxListeners = maxStreams
         configuration.streams.heartbeat = .seconds(streamHeartbeat)
+        configuration.compactionInterval = compactionInterval
         if let tlsCertificate, let tlsKey {
             let files = try TLSFiles.load(certificate: tlsCertificate, key: tlsKey)
             configuration.http.tlsCertificatePEM = files.certificatePEM

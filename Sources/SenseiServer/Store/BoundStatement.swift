@@ -56,10 +56,10 @@ struct BoundStatement {
 
     /// Runs a query for at most one row: `read` sees its columns while the
     /// row is current. nil when there is no row.
-    func first<T>(_ read: (Columns) -> T) throws -> T? {
+    func first<T>(_ read: (Columns) throws -> T) throws -> T? {
         defer { sqlite3_reset(handle) }
         switch sqlite3_step(handle) {
-        case SQLITE_ROW: return read(Columns(handle: handle))
+        case SQLITE_ROW: return try read(Columns(handle: handle))
         case SQLITE_DONE: return nil
         case let code: throw failure(code)
         }
@@ -88,6 +88,13 @@ struct BoundStatement {
         /// nil for NULL.
         func optionalInt64(_ index: Int32) -> Int64? {
             sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, index)
+        }
+
+        /// A blob's bytes, valid only until the row is stepped past.
+        func blob(_ index: Int32) -> UnsafeBufferPointer<UInt8> {
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return UnsafeBufferPointer(start: nil, count: 0) }
+            return UnsafeBufferPointer(start: pointer.assumingMemoryBound(to: UInt8.self), count: count)
         }
 
         func text(_ index: Int32) -> String {

@@ -21,6 +21,12 @@ struct RollupChanges {
         replacedMinutes.insert(RollupLevel.minute.start(of: ts))
     }
 
+    /// Writes only the minute rows, for a packed hour being unpacked: its
+    /// hour row holds these readings already.
+    func restoreMinutes(of sensorID: Int64, in db: Database) throws {
+        try Self.add(minutes, to: .minute, of: sensorID, in: db)
+    }
+
     func apply(to sensorID: Int64, in db: Database) throws {
         guard !minutes.isEmpty || !replacedMinutes.isEmpty else { return }
         var hours: [Int64: Aggregate] = [:]

@@ -38,11 +38,13 @@ struct RollupCover {
 
     /// Adds the readings from `lo` through `hi` (inclusive, inside the range),
     /// reading the rollups of `levels[depth...]` and then the readings.
-    mutating func cover(from lo: Int64, through hi: Int64, depth: Int = 0, in db: Database) throws {
+    mutating func cover(from lo: Int64, through hi: Int64, depth: Int = 0, packedChecked: Bool = false,
+                        in db: Database) throws {
         guard depth < levels.count else {
             return try addReadings(from: lo, through: hi, in: db)
         }
         let level = levels[depth]
+        if level == .minute, !packedChecked, try coverPackedHours(from: lo, through: hi, depth: depth, in: db) { return }
         let statement = try db.cachedStatement(sql: """
             SELECT start, count, sum, min, max FROM \(level.table)
             WHERE sensor_id = ? AND start >= ? AND start <= ?
@@ -65,13 +67,29 @@ struct RollupCover {
         }
     }
 
+    /// A packed hour has no minute rows (`PackedHours`): its part of
+    /// [lo, hi] is added from its block, the rest covered by the minutes.
+    /// False when no packed hour is in the way.
+    private mutating func coverPackedHours(from lo: Int64, through hi: Int64, depth: Int,
+                                           in db: Database) throws -> Bool {
+        let packed = try PackedHours.hours(of: sensorID, from: lo, through: hi, in: db)
+        guard !packed.isEmpty else { return false }
+        var next = lo
+        for hour in packed {
+            let packedLo = Swift.max(hour, lo)
+            if next < packedLo { try cover(from: next, through: packedLo - 1, depth: depth, packedChecked: true, in: db) }
+            let packedHi = Swift.min(hour + PackedHours.width - 1, hi)
+            try addReadings(from: packedLo, through: packedHi, in: db)
+            next = packedHi + 1
+        }
+        if next <= hi { try cover(from: next, through: hi, depth: depth, packedChecked: true, in: db) }
+        return true
+    }
+
     private mutating func addReadings(from lo: Int64, through hi: Int64, in db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            SELECT ts, value FROM readings WHERE sensor_id = ? AND ts >= ? AND ts <= ?
-            """)
-        let rows = try Row.fetchCursor(statement, arguments: [sensorID, lo, hi])
-        while let row = try rows.next() {
-            aggregates[spans.span(of: row[0])].add(row[1])
+        try ReadingRange(sensorID: sensorID, lo: lo, hi: hi).forEach(ascending: true, in: db) { ts, value in
+            aggregates[spans.span(of: ts)].add(value)
+            return true
         }
     }
 }

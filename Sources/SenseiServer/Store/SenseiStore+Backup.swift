@@ -167,7 +167,10 @@ extension SenseiStore {
         return DatabaseSummary(
             schemaVersion: try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0,
             sensors: try Int.fetchOne(db, sql: "SELECT count(*) FROM sensors") ?? 0,
-            readings: try Int.fetchOne(db, sql: "SELECT count(*) FROM readings") ?? 0,
+            // A backup from before version 4 has no packed readings.
+            readings: (try Int.fetchOne(db, sql: "SELECT count(*) FROM readings") ?? 0)
+                + (try db.tableExists("reading_blocks")
+                    ? Int.fetchOne(db, sql: "SELECT coalesce(sum(count), 0) FROM reading_blocks") ?? 0 : 0),
             bytes: pages * pageSize)
     }
 

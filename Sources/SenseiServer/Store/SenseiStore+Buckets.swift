@@ -40,6 +40,15 @@ extension SenseiStore {
 
     private static func bucketsFromReadings(of sensorID: Int64, _ spans: BucketSpans,
                                             in db: Database) throws -> [Bucket] {
+        let range = ReadingRange(sensorID: sensorID, lo: spans.after, hi: spans.before)
+        if try range.touchesPackedHours(in: db) {
+            var aggregates = Array(repeating: Aggregate.empty, count: Int(spans.count))
+            try range.forEach(ascending: true, in: db) { ts, value in
+                aggregates[spans.span(of: ts)].add(value)
+                return true
+            }
+            return spans.buckets(from: aggregates)
+        }
         let statement = try db.cachedStatement(sql: """
             SELECT (ts - ?1) * ?2 / ?3 AS span, avg(value), min(value), max(value), count(*)
             FROM readings

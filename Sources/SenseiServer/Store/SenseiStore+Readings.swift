@@ -106,6 +106,7 @@ extension SenseiStore {
                                hints: ReceiveTimeHints, keeping stored: inout [Reading]?,
                                in db: Database) throws {
         let sensorID = sensor.id
+        try unpackHoursWritten(readings, of: sensorID, receivedAt: receivedAt, in: db)
         // First the fold this write's newest reading calls for, so that the
         // write's own readings before the new frontier (most of a device's
         // batch) are added up below as they are inserted, not read back.
@@ -210,11 +211,51 @@ extension SenseiStore {
         try update.run()
     }
 
+    /// Unpacks the packed hours (`PackedHours`) that the readings of a write
+    /// may land in, so that dedup, replacement and the rollups work on rows as
+    /// everywhere else. One index seek when the write is newer than every
+    /// packed hour, as nearly every write is.
+    private static func unpackHoursWritten(_ readings: [ReadingInput], of sensorID: Int64, receivedAt: Timestamp,
+                                           in db: Database) throws {
+        guard let newestPacked = try PackedHours.newestHour(of: sensorID, in: db) else { return }
+        var hours: [Int64] = []
+        for reading in readings {
+            guard let ts = reading.timestamp?.milliseconds else { continue }
+            let hour = PackedHours.start(of: ts)
+            if hour <= newestPacked && hours.last != hour { hours.append(hour) }
+        }
+        for hour in Set(hours) { try PackedHours.unpack(sensorID: sensorID, hour: hour, in: db) }
+        // A receive-time reading lands at `receivedAt` or later.
+        if readings.contains(where: { $0.timestamp == nil }), PackedHours.start(of: receivedAt.milliseconds) <= newestPacked {
+            try PackedHours.unpack(sensorID: sensorID, from: receivedAt.milliseconds, through: .max, in: db)
+        }
+    }
+
     /// Readings of a sensor; `StoreError.sensorNotFound` if there is no such sensor.
     public func readings(of reference: SensorReference, _ query: ReadingQuery) throws -> (Sensor, [Reading]) {
         try pool.read { db in
             guard let sensor = try Self.fetchSensor(reference, in: db) else {
                 throw StoreError.sensorNotFound(reference)
+            }
+            let lo = query.after?.milliseconds ?? Int64.min
+            let hi = query.before?.milliseconds ?? Int64.max
+            var readings: [Reading] = []
+            readings.reserveCapacity(min(query.limit, sensor.count))
+            let range = ReadingRange(sensorID: sensor.id, lo: lo, hi: hi)
+            if try range.touchesPackedHours(in: db) {
+                // Packed hours are merged in here, skipping `offset` and
+                // stopping at `limit` as SQL would.
+                var skip = query.offset
+                guard query.limit > 0 else { return (sensor, readings) }
+                try range.forEach(ascending: query.ascending, in: db) { ts, value in
+                    if skip > 0 {
+                        skip -= 1
+                        return true
+                    }
+                    readings.append(Reading(timestamp: Timestamp(milliseconds: ts), value: value))
+                    return readings.count < query.limit
+                }
+                return (sensor, readings)
             }
             let order = query.ascending ? "ASC" : "DESC"
             let statement = try db.cachedStatement(sql: """
@@ -222,12 +263,7 @@ extension SenseiStore {
                 WHERE sensor_id = ? AND ts >= ? AND ts <= ?
                 ORDER BY ts \(order) LIMIT ? OFFSET ?
                 """)
-            let rows = try Row.fetchCursor(statement, arguments: [
-                sensor.id, query.after?.milliseconds ?? Int64.min, query.before?.milliseconds ?? Int64.max,
-                query.limit, query.offset,
-            ])
-            var readings: [Reading] = []
-            readings.reserveCapacity(min(query.limit, sensor.count))
+            let rows = try Row.fetchCursor(statement, arguments: [sensor.id, lo, hi, query.limit, query.offset])
             while let row = try rows.next() {
                 readings.append(Reading(timestamp: Timestamp(milliseconds: row[0]), value: row[1]))
             }

@@ -57,7 +57,9 @@ extension SenseiStore {
             try Int64.fetchAll(db, sql: """
                 SELECT id FROM sensors s
                 WHERE retention_days IS NOT NULL
-                  AND EXISTS (SELECT 1 FROM readings r WHERE r.sensor_id = s.id AND r.ts < ?1 - s.retention_days * ?2)
+                  AND (EXISTS (SELECT 1 FROM readings r WHERE r.sensor_id = s.id AND r.ts < ?1 - s.retention_days * ?2)
+                       OR EXISTS (SELECT 1 FROM reading_blocks b
+                                  WHERE b.sensor_id = s.id AND b.start < ?1 - s.retention_days * ?2))
                 ORDER BY id
                 """, arguments: [now.milliseconds, Self.millisecondsPerDay])
         }
@@ -79,13 +81,24 @@ extension SenseiStore {
         }
         let rollupsUntil: Int64? = row[1]
         let cutoff = now.milliseconds - days * millisecondsPerDay
-        // The batch ends on a reading: everything up to it goes, readings that
-        // arrived since the last batch too, so the rollups have one edge.
-        let last = try Int64.fetchOne(db, sql: """
+        // A packed hour the cutoff falls inside goes back to readings, to be
+        // cut like any other; packed hours wholly before it go whole.
+        try PackedHours.unpack(sensorID: sensorID, from: cutoff - 1, through: cutoff - 1, in: db)
+        let blocksLast = try lastExpiredBlock(of: sensorID, before: cutoff, limit: limit, in: db)
+        // The batch ends on a reading (or a packed hour's end): everything up
+        // to it goes, readings that arrived since the last batch too, so the
+        // rollups have one edge.
+        let rowsLast = try Int64.fetchOne(db, sql: """
             SELECT ts FROM readings WHERE sensor_id = ? AND ts < ? ORDER BY ts LIMIT 1 OFFSET ?
             """, arguments: [sensorID, cutoff, limit - 1]) ?? cutoff - 1
+        let last = min(rowsLast, blocksLast ?? cutoff - 1)
         try db.execute(sql: "DELETE FROM readings WHERE sensor_id = ? AND ts <= ?", arguments: [sensorID, last])
-        let deleted = db.changesCount
+        var deleted = db.changesCount
+        deleted += try Int.fetchOne(db, sql: """
+            SELECT coalesce(sum(count), 0) FROM reading_blocks WHERE sensor_id = ? AND start + ? - 1 <= ?
+            """, arguments: [sensorID, PackedHours.width, last]) ?? 0
+        try db.execute(sql: "DELETE FROM reading_blocks WHERE sensor_id = ? AND start + ? - 1 <= ?",
+                       arguments: [sensorID, PackedHours.width, last])
         try trimRollups(of: sensorID, through: last, in: db)
         // Readings after the rollup frontier were never rolled up. When some
         // of them went, the frontier moves past `last`'s minute, which
@@ -102,9 +115,28 @@ extension SenseiStore {
             WHERE id = ?3
             """, arguments: [deleted, last, sensorID, frontier])
         let more = try Bool.fetchOne(db, sql: """
-            SELECT EXISTS (SELECT 1 FROM readings WHERE sensor_id = ? AND ts < ?)
+            SELECT EXISTS (SELECT 1 FROM readings WHERE sensor_id = ?1 AND ts < ?2)
+                OR EXISTS (SELECT 1 FROM reading_blocks WHERE sensor_id = ?1 AND start < ?2)
             """, arguments: [sensorID, cutoff]) ?? false
         return RetentionBatch(deleted: deleted, isLast: !more, held: clock.now - start)
+    }
+
+    /// The last millisecond of the packed hour by which the oldest expired
+    /// blocks hold `limit` readings (or of the last expired one); nil when no
+    /// packed hour ends before `cutoff`.
+    private static func lastExpiredBlock(of sensorID: Int64, before cutoff: Int64, limit: Int,
+                                         in db: Database) throws -> Int64? {
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT start, count FROM reading_blocks WHERE sensor_id = ? AND start + ? <= ? ORDER BY start
+            """, arguments: [sensorID, PackedHours.width, cutoff])
+        var total = 0
+        var last: Int64?
+        while let row = try rows.next() {
+            last = (row[0] as Int64) + PackedHours.width - 1
+            total += row[1] as Int
+            if total >= limit { break }
+        }
+        return last
     }
 
     /// Makes the rollups of a sensor whose readings up to `last` (inclusive)

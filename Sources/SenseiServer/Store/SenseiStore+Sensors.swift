@@ -94,6 +94,7 @@ extension SenseiStore {
             // Readings and rollups first, explicitly: one range delete each on
             // the clustered key.
             try db.execute(sql: "DELETE FROM readings WHERE sensor_id = ?", arguments: [sensor.id])
+            try db.execute(sql: "DELETE FROM reading_blocks WHERE sensor_id = ?", arguments: [sensor.id])
             try db.execute(sql: "DELETE FROM rollups_minute WHERE sensor_id = ?", arguments: [sensor.id])
             try db.execute(sql: "DELETE FROM rollups_hour WHERE sensor_id = ?", arguments: [sensor.id])
             try db.execute(sql: "DELETE FROM sensors WHERE id = ?", arguments: [sensor.id])

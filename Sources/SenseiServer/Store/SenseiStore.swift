@@ -11,7 +11,7 @@ import SenseiModels
 /// requests share one transaction and one sync.
 public final class SenseiStore: Sendable {
     /// The schema version `schema.sql` declares with `PRAGMA user_version`.
-    public static let schemaVersion = 3
+    public static let schemaVersion = 4
 
     /// What takes a database of version `n` (the key) to `n + 1`, so that it
     /// ends as `schema.sql` makes a new one (columns, types, constraints and
@@ -24,6 +24,17 @@ public final class SenseiStore: Sendable {
             ALTER TABLE sensors ADD COLUMN rollups_until INTEGER;
             UPDATE sensors SET rollups_until = latest_ts - ((latest_ts % 60000) + 60000) % 60000 + 60000
             WHERE latest_ts IS NOT NULL;
+            """,
+        // Packed hours start empty: the compactor packs the old readings
+        // afterwards, hour by hour, each in a transaction of its own.
+        3: """
+            CREATE TABLE reading_blocks (
+                sensor_id INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
+                start     INTEGER NOT NULL,
+                count     INTEGER NOT NULL,
+                data      BLOB    NOT NULL,
+                PRIMARY KEY (sensor_id, start)
+            );
             """,
     ]
 
@@ -68,6 +79,10 @@ public final class SenseiStore: Sendable {
             if version == 0 {
                 let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
                 guard tables == 0 else { throw StoreError.notASenseiDatabase }
+                // Auto-vacuum is only set on an empty file (and, in WAL mode,
+                // only takes by a VACUUM), so outside the schema's transaction.
+                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+                try db.execute(sql: "VACUUM")
                 try db.inTransaction(.exclusive) {
                     try db.execute(sql: schemaSQL)
                     return .commit
