@@ -1,4 +1,4 @@
--- Sensei server schema, version 4.
+-- Sensei server schema, version 5.
 -- The server applies this file, byte for byte, to a new database. Times are
 -- INTEGER milliseconds since the Unix epoch, UTC.
 
@@ -34,7 +34,12 @@ CREATE TABLE sensors (
     -- minute's first millisecond); NULL: none yet. Later readings are folded
     -- in a minute or two after they arrive, once their minute is over, so a
     -- write adds one row instead of three. Added in version 3.
-    rollups_until  INTEGER
+    rollups_until  INTEGER,
+    -- 1 while the name (units) is the one an ingest path gave (line protocol,
+    -- MQTT): later metadata from that path may replace it. A name (units) set
+    -- through the API is 0 and stays. Added in version 5.
+    name_from_ingest  INTEGER NOT NULL DEFAULT 0 CHECK (name_from_ingest IN (0, 1)),
+    units_from_ingest INTEGER NOT NULL DEFAULT 0 CHECK (units_from_ingest IN (0, 1))
 );
 
 -- Clustered on (sensor, time): one sensor's range is one contiguous read.
@@ -86,6 +91,26 @@ CREATE TABLE rollups_hour (
     PRIMARY KEY (sensor_id, start)
 ) WITHOUT ROWID;
 
+-- Labels, one row a pair, so that listing sensors by label is an index
+-- lookup. Added in version 5.
+CREATE TABLE sensor_labels (
+    sensor_id INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
+    key       TEXT    NOT NULL,
+    value     TEXT    NOT NULL,
+    PRIMARY KEY (sensor_id, key)
+) WITHOUT ROWID;
+CREATE INDEX sensor_labels_by_pair ON sensor_labels (key, value);
+
+-- What an ingest path (line protocol, MQTT) calls a series, mapped to the
+-- sensor it made, so that renaming or re-coding the sensor never splits the
+-- series; deleting the sensor forgets it. `identity` is a JSON array: the
+-- source, then the parts that tell the source's series apart. Added in version 5.
+CREATE TABLE series (
+    identity  TEXT    NOT NULL PRIMARY KEY,
+    sensor_id INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE INDEX series_by_sensor ON series (sensor_id);
+
 -- Bearer tokens, stored as SHA-256 digests: a stolen database holds no token.
 CREATE TABLE tokens (
     id           INTEGER PRIMARY KEY,
@@ -96,4 +121,4 @@ CREATE TABLE tokens (
     last_used_at INTEGER
 );
 
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;

@@ -12,13 +12,16 @@ public struct Sensor: Sendable, Hashable {
     /// Days the server keeps readings; nil keeps them forever (and is what a
     /// server older than retention implies, since it does not send the field).
     public var retentionDays: Int?
+    /// Where the sensor is and where its readings come from (`SensorLabels`);
+    /// empty for a server older than labels, which does not send the field.
+    public var labels: [String: String]
 
     /// The longest retention the server takes: a hundred years.
     public static let maximumRetentionDays = 36_500
 
     public init(id: Int64, code: String, name: String, units: String, valueType: ValueType,
                 createdAt: Timestamp, updatedAt: Timestamp, latest: Reading?, count: Int,
-                retentionDays: Int? = nil) {
+                retentionDays: Int? = nil, labels: [String: String] = [:]) {
         self.id = id
         self.code = code
         self.name = name
@@ -29,6 +32,7 @@ public struct Sensor: Sendable, Hashable {
         self.latest = latest
         self.count = count
         self.retentionDays = retentionDays
+        self.labels = labels
     }
 
     public func write(to writer: inout JSONWriter) {
@@ -53,6 +57,8 @@ public struct Sensor: Sendable, Hashable {
         writer.int(count)
         writer.key("retentionDays")
         if let retentionDays { writer.int(retentionDays) } else { writer.null() }
+        writer.key("labels")
+        SensorLabels.write(labels, to: &writer)
         writer.endObject()
     }
 
@@ -74,8 +80,16 @@ public struct Sensor: Sendable, Hashable {
             guard let days = retentionJSON.intValue else { throw WireFormatError("malformed sensor") }
             retentionDays = days
         }
+        var labels: [String: String] = [:]
+        if let labelsJSON = json["labels"], !labelsJSON.isNull {
+            guard let object = labelsJSON.objectValue else { throw WireFormatError("malformed sensor") }
+            for (key, value) in object {
+                guard let text = value.stringValue else { throw WireFormatError("malformed sensor") }
+                labels[key] = text
+            }
+        }
         self.init(id: Int64(id), code: code, name: name, units: units, valueType: type,
                   createdAt: created, updatedAt: updated, latest: latest, count: count,
-                  retentionDays: retentionDays)
+                  retentionDays: retentionDays, labels: labels)
     }
 }

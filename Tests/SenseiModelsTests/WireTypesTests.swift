@@ -1,3 +1,4 @@
+import Foundation
 import SenseiModels
 import Testing
 
@@ -10,7 +11,7 @@ private let external = Sensor(
 
 private let externalJSON = #"{"id":1,"code":"temperature_ext","name":"External Temperature","units":"°C","#
     + #""valueType":"float","createdAt":"2025-01-09T10:00:00Z","updatedAt":"2025-01-09T12:00:00Z","#
-    + #""latest":{"timestamp":"2025-01-09T12:00:00Z","value":23.5},"count":1234,"retentionDays":null}"#
+    + #""latest":{"timestamp":"2025-01-09T12:00:00Z","value":23.5},"count":1234,"retentionDays":null,"labels":{}}"#
 
 private func written(_ write: (inout JSONWriter) -> Void) -> String {
     var writer = JSONWriter()
@@ -40,8 +41,22 @@ private func wireError<T>(_ make: () throws(WireFormatError) -> T) -> WireFormat
             createdAt: Timestamp(milliseconds: -1), updatedAt: Timestamp(milliseconds: 0), latest: nil, count: 0)
         let expected = #"{"id":9007199254740991,"code":"door-1","name":"Front \"door\"","units":"","valueType":"bool","#
             + #""createdAt":"1969-12-31T23:59:59.999Z","updatedAt":"1970-01-01T00:00:00Z","latest":null,"count":0,"#
-            + #""retentionDays":null}"#
+            + #""retentionDays":null,"labels":{}}"#
         #expect(written(sensor.write) == expected)
+    }
+
+    /// Labels are written in key byte order, so the same labels always read
+    /// the same, and come back as they went.
+    @Test func sensorLabelsRoundTrip() throws {
+        var sensor = external
+        sensor.labels = ["source": "mqtt", "Device": "porch \"node\"", "a.b-c_d": "", "room": "çà"]
+        let text = written(sensor.write)
+        #expect(text.hasSuffix(#""labels":{"Device":"porch \"node\"","a.b-c_d":"","room":"çà","source":"mqtt"}}"#))
+        #expect(try Sensor(json: JSONParser.parse(text)) == sensor)
+        // An older server sends no labels; a malformed labels object is refused.
+        #expect(try Sensor(json: JSONParser.parse(externalJSON.replacingOccurrences(of: #","labels":{}"#, with: ""))).labels == [:])
+        let bad = externalJSON.replacingOccurrences(of: #""labels":{}"#, with: #""labels":{"a":1}"#)
+        #expect(wireError { () throws(WireFormatError) in try Sensor(json: try! JSONParser.parse(bad)) } != nil)
     }
 
     @Test func sensorListFromTheContract() throws {
@@ -76,7 +91,7 @@ private func wireError<T>(_ make: () throws(WireFormatError) -> T) -> WireFormat
         }
         let expectedSecond = #"{"id":2,"code":"hum","name":"Humidity","units":"%","valueType":"int","#
             + #""createdAt":"2025-01-09T10:00:00Z","updatedAt":"2025-01-09T12:00:00Z","latest":null,"count":0,"#
-            + #""retentionDays":30}"#
+            + #""retentionDays":30,"labels":{}}"#
         #expect(text == #"{"sensors":["# + externalJSON + "," + expectedSecond + "]}")
     }
 

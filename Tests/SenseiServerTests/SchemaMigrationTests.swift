@@ -128,7 +128,8 @@ struct SchemaMigrationTests {
             let store = try SenseiStore(path: path)
             let after = try Self.snapshot(path)
             #expect(after.version == SenseiStore.schemaVersion)
-            #expect(after.sensorColumns == before.sensorColumns + ["retention_days", "rollups_until"])
+            #expect(after.sensorColumns == before.sensorColumns
+                     + ["retention_days", "rollups_until", "name_from_ingest", "units_from_ingest"])
             #expect(after.data == before.data)
             // Version 2 rolled every reading up: the frontier goes to the
             // minute after each sensor's newest reading (none for `unused`).
@@ -157,11 +158,19 @@ struct SchemaMigrationTests {
             #expect(sweep.deleted == Int((Self.day - 1) / 61_001) + 1)
             try expectRollupsMatchReadings(store, "migrated, then swept")
             try store.insertReadings([ReadingInput(timestamp: nil, value: 1)], into: .code("new"), createIfMissing: true)
+
+            // Labels and series work on the migrated file; sensors from before have none.
+            #expect(sensors.allSatisfy { $0.labels.isEmpty })
+            _ = try store.updateSensor(.id(2), name: nil, units: nil, valueType: nil, labels: ["room": "hall"])
+            let series = Series(identity: SeriesIdentity(source: "mqtt", parts: ["porch/temp", ""]), preferredCode: "porch_temp")
+            try store.ingest([SeriesPoint(series: series, value: 3)])
             try store.close()
 
             // Opening it again finds the current version and changes nothing.
             let reopened = try SenseiStore(path: path)
-            #expect(try reopened.sensors().map(\.retentionDays) == [1, nil, nil, nil])
+            #expect(try reopened.sensors().map(\.retentionDays) == [1, nil, nil, nil, nil])
+            #expect(try reopened.sensors(labeled: [("room", "hall")]).map(\.code) == ["door"])
+            #expect(try reopened.sensors(labeled: [("source", "mqtt")]).map(\.code) == ["porch_temp"])
             try reopened.close()
             #expect(try Self.snapshot(path).version == SenseiStore.schemaVersion)
         }
@@ -179,6 +188,8 @@ struct SchemaMigrationTests {
             #expect(old == new)
             #expect(old.contains { $0.contains("sensors.retention_days INTEGER null=1 default=nil pk=0") })
             #expect(old.contains { $0.contains("sensors.rollups_until INTEGER null=1 default=nil pk=0") })
+            #expect(old.contains { $0.contains("sensors.name_from_ingest INTEGER null=0 default=0 pk=0") })
+            #expect(old.contains("sensor_labels_by_pair 0 c") && old.contains("series.identity TEXT null=0 default=nil pk=1"))
             // The CHECK came along: a zero retention is refused by either.
             for name in ["old", "new"] {
                 let queue = try DatabaseQueue(path: directory + "/\(name).sqlite")
@@ -225,7 +236,9 @@ struct SchemaMigrationTests {
         return try queue.read { db in
             var data: [String] = []
             for table in ["sensors", "readings", "rollups_minute", "rollups_hour", "tokens"] {
-                let columns = try db.columns(in: table).map(\.name).filter { !["retention_days", "rollups_until"].contains($0) }
+                let columns = try db.columns(in: table).map(\.name).filter {
+                    !["retention_days", "rollups_until", "name_from_ingest", "units_from_ingest"].contains($0)
+                }
                 let rows = try Row.fetchAll(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(table)")
                 data += rows.map { "\(table): \($0)" }
             }

@@ -17,6 +17,8 @@ public final class SenseiApplication: Sendable {
         /// Seconds between compaction passes: an hour of readings is packed
         /// within this long of ending a day ago.
         public var compactionInterval: TimeInterval = 30
+        /// `--max-sensors`: creating a sensor past it is refused.
+        public var maxSensors = SenseiStore.defaultMaxSensors
 
         public init() {}
 
@@ -44,7 +46,7 @@ public final class SenseiApplication: Sendable {
         try DataDirectory.prepare(configuration.dataDirectory)
         // One server a data directory, and none while `restore` swaps its database.
         directoryLock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "sensei-server serve")
-        store = try SenseiStore(path: configuration.databasePath)
+        store = try SenseiStore(path: configuration.databasePath, maxSensors: configuration.maxSensors)
         authenticator = Authenticator(store: store, presharedToken: configuration.presharedToken, logger: logger)
         metrics = ServerMetrics()
         metrics.observeCommits(of: store)

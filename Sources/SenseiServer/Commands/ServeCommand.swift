@@ -38,6 +38,10 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(name: .customLong("max-sensors"),
+            help: "Most sensors the server holds: a write that would create more is refused (REST 403, ingest per protocol).")
+    var maxSensors = SenseiStore.defaultMaxSensors
+
     @Option(name: .customLong("tls-cert"), help: "PEM certificate (chain) to serve HTTPS with; needs --tls-key.")
     var tlsCertificate: String?
 
@@ -57,6 +61,7 @@ struct ServeCommand: ParsableCommand {
         guard streamHeartbeat >= 1 else { throw ValidationError("--stream-heartbeat must be at least 1 second") }
         guard compactionInterval >= 0.01 else { throw ValidationError("--compaction-interval must be at least 0.01") }
         guard maxBodyBytes >= 1024 else { throw ValidationError("--max-body-bytes must be at least 1024") }
+        guard maxSensors >= 0 else { throw ValidationError("--max-sensors must be at least 0") }
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together: both for HTTPS, neither for HTTP")
         }
@@ -86,6 +91,7 @@ struct ServeCommand: ParsableCommand {
         configuration.streams.maxListeners = maxStreams
         configuration.streams.heartbeat = .seconds(streamHeartbeat)
         configuration.compactionInterval = compactionInterval
+        configuration.maxSensors = maxSensors
         if let tlsCertificate, let tlsKey {
             let files = try TLSFiles.load(certificate: tlsCertificate, key: tlsKey)
             configuration.http.tlsCertificatePEM = files.certificatePEM

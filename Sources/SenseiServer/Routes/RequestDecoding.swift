@@ -87,7 +87,10 @@ extension StoreError {
         switch self {
         case .sensorNotFound: .notFound(description)
         case .codeTaken, .tokenNameTaken: .conflict(description)
-        case .invalidValue: .unprocessable(description)
+        case .invalidValue, .tooManyLabels: .unprocessable(description)
+        // 403: the request is valid, the server refuses it by policy until
+        // an admin acts; repeating it will not help.
+        case .sensorLimit: .forbidden(description)
         case .notASenseiDatabase, .newerSchema: .internalError
         }
     }

@@ -8,7 +8,7 @@ struct SensorRoutes {
     private let listCache = ListCache()
 
     func addRoutes(to router: inout Router) {
-        router.add("GET", "/sensors", scope: .read) { _, _ in try list() }
+        router.add("GET", "/sensors", scope: .read) { request, _ in try list(request) }
         router.add("POST", "/sensors", scope: .admin) { request, _ in try create(request) }
         router.add("GET", "/sensors/:id", scope: .read) { _, parameters in try show(parameters["id"]) }
         router.add("PATCH", "/sensors/:id", scope: .admin) { request, parameters in
@@ -18,8 +18,14 @@ struct SensorRoutes {
     }
 
     /// Built once per change of the data, not once per request: dashboards
-    /// poll this far more often than sensors change.
-    private func list() throws -> Response {
+    /// poll this far more often than sensors change. A list filtered by
+    /// labels is built each time.
+    private func list(_ request: Request) throws -> Response {
+        let filter = try RequestDecoding.labelFilter(request)
+        guard filter.isEmpty else {
+            let sensors = try store.sensors(labeled: filter)
+            return Response.json(capacity: 64 + sensors.count * 320) { $0.envelope("sensors", sensors) }
+        }
         // Read the count first: a write landing in between only makes the
         // cached body newer than its count, never older.
         let changes = store.changeCount
@@ -27,7 +33,7 @@ struct SensorRoutes {
             return Response(status: 200, headers: [("Content-Type", Response.jsonType)], body: body)
         }
         let sensors = try store.sensors()
-        let response = Response.json(capacity: 64 + sensors.count * 280) { $0.envelope("sensors", sensors) }
+        let response = Response.json(capacity: 64 + sensors.count * 320) { $0.envelope("sensors", sensors) }
         listCache.keep(response.body, at: changes)
         return response
     }
@@ -43,7 +49,7 @@ struct SensorRoutes {
         guard let object = body.objectValue else {
             throw APIError.unprocessable("body must be a JSON object, found \(body.typeName)")
         }
-        try RequestDecoding.requireOnly(["code", "name", "units", "valueType", "retentionDays"], in: object)
+        try RequestDecoding.requireOnly(["code", "name", "units", "valueType", "retentionDays", "labels"], in: object)
         guard let code = try RequestDecoding.string("code", in: object, maximumLength: 1000) else {
             throw APIError.unprocessable("code is missing")
         }
@@ -53,7 +59,8 @@ struct SensorRoutes {
             name: try RequestDecoding.string("name", in: object, maximumLength: 200, allowEmpty: false),
             units: try RequestDecoding.string("units", in: object, maximumLength: 50) ?? "",
             valueType: try RequestDecoding.valueType(in: object) ?? .float,
-            retentionDays: try RequestDecoding.retentionDays(in: object) ?? nil)
+            retentionDays: try RequestDecoding.retentionDays(in: object) ?? nil,
+            labels: try RequestDecoding.labels(in: object) ?? [:])
         return .json(status: 201) { sensor.write(to: &$0) }
     }
 
@@ -63,13 +70,14 @@ struct SensorRoutes {
         guard let object = body.objectValue else {
             throw APIError.unprocessable("body must be a JSON object, found \(body.typeName)")
         }
-        try RequestDecoding.requireOnly(["name", "units", "valueType", "retentionDays"], in: object)
+        try RequestDecoding.requireOnly(["name", "units", "valueType", "retentionDays", "labels"], in: object)
         let sensor = try store.updateSensor(
             reference,
             name: try RequestDecoding.string("name", in: object, maximumLength: 200, allowEmpty: false),
             units: try RequestDecoding.string("units", in: object, maximumLength: 50),
             valueType: try RequestDecoding.valueType(in: object),
-            retentionDays: try RequestDecoding.retentionDays(in: object))
+            retentionDays: try RequestDecoding.retentionDays(in: object),
+            labels: try RequestDecoding.labelPatch(in: object))
         return .json { sensor.write(to: &$0) }
     }
 

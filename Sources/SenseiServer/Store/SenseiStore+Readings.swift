@@ -32,7 +32,8 @@ extension SenseiStore {
     public func insertReadings(_ readings: [ReadingInput], into reference: SensorReference,
                                createIfMissing: Bool, receivedAt: Timestamp = .now()) throws -> Int {
         try groupCommit.write(Self.insertion(readings, into: reference, createIfMissing: createIfMissing,
-                                             receivedAt: receivedAt, hints: receiveTimeHints, tap: tap)).count
+                                             receivedAt: receivedAt, hints: receiveTimeHints, tap: tap,
+                                  maxSensors: maxSensors)).count
     }
 
     /// `insertReadings` without waiting: `completion` runs on the writer
@@ -42,7 +43,8 @@ extension SenseiStore {
                                createIfMissing: Bool, receivedAt: Timestamp = .now(),
                                completion: @escaping @Sendable (Result<Int, any Error>) -> Void) {
         let work = Self.insertion(readings, into: reference, createIfMissing: createIfMissing,
-                                  receivedAt: receivedAt, hints: receiveTimeHints, tap: tap)
+                                  receivedAt: receivedAt, hints: receiveTimeHints, tap: tap,
+                                  maxSensors: maxSensors)
         groupCommit.submit({ db in try work(db) }) { result in
             completion(result.map { ($0 as! StoredReadings).count })
         }
@@ -50,9 +52,11 @@ extension SenseiStore {
 
     private static func insertion(_ readings: [ReadingInput], into reference: SensorReference,
                                   createIfMissing: Bool, receivedAt: Timestamp,
-                                  hints: ReceiveTimeHints, tap: ReadingTap) -> @Sendable (Database) throws -> StoredReadings {
+                                  hints: ReceiveTimeHints, tap: ReadingTap,
+                                  maxSensors: Int) -> @Sendable (Database) throws -> StoredReadings {
         { db in
-            let sensor = try resolveForWrite(reference, createIfMissing: createIfMissing, at: receivedAt, in: db)
+            let sensor = try resolveForWrite(reference, createIfMissing: createIfMissing, maxSensors: maxSensors,
+                                             at: receivedAt, in: db)
             for (index, reading) in readings.enumerated() {
                 if let problem = sensor.valueType.problem(with: reading.value) {
                     throw StoreError.invalidValue(index: index, reason: problem)
@@ -65,7 +69,7 @@ extension SenseiStore {
     }
 
     /// What a write needs of its sensor.
-    private struct WriteTarget {
+    struct WriteTarget {
         let id: Int64
         let code: String
         let valueType: ValueType
@@ -74,7 +78,7 @@ extension SenseiStore {
     }
 
     /// The sensor a write goes to, read through the C API, since every write asks.
-    private static func resolveForWrite(_ reference: SensorReference, createIfMissing: Bool,
+    private static func resolveForWrite(_ reference: SensorReference, createIfMissing: Bool, maxSensors: Int,
                                         at now: Timestamp, in db: Database) throws -> WriteTarget {
         let lookup: BoundStatement
         switch reference {
@@ -98,13 +102,18 @@ extension SenseiStore {
         guard createIfMissing, case .code(let code) = reference else {
             throw StoreError.sensorNotFound(reference)
         }
+        try requireRoom(for: 1, maxSensors: maxSensors, in: db)
         let id = try insertSensor(code: code, name: nil, units: "", valueType: .float, at: now, in: db)
         return WriteTarget(id: id, code: code, valueType: .float, rollupsUntil: nil)
     }
 
-    private static func insert(_ readings: [ReadingInput], into sensor: WriteTarget, receivedAt: Timestamp,
-                               hints: ReceiveTimeHints, keeping stored: inout [Reading]?,
-                               in db: Database) throws {
+    /// Stores readings of one sensor whose values fit its type: dedup,
+    /// receive-time placement, rollups, count and latest. Every write path
+    /// (REST, firmware, series ingest) goes through here. `stored`, when not
+    /// nil, gets the readings as stored (for the live stream).
+    static func insert(_ readings: [ReadingInput], into sensor: WriteTarget, receivedAt: Timestamp,
+                       hints: ReceiveTimeHints, keeping stored: inout [Reading]?,
+                       in db: Database) throws {
         let sensorID = sensor.id
         try unpackHoursWritten(readings, of: sensorID, receivedAt: receivedAt, in: db)
         // First the fold this write's newest reading calls for, so that the

@@ -17,11 +17,18 @@ extension SenseiStore {
             latest: latest, count: row[7], retentionDays: row[10])
     }
 
-    /// Every sensor, oldest first.
-    public func sensors() throws -> [Sensor] {
+    /// Every sensor, oldest first; with `labels`, only those carrying every
+    /// one of those pairs.
+    public func sensors(labeled filter: [(key: String, value: String)] = []) throws -> [Sensor] {
         try pool.read { db in
-            let statement = try db.cachedStatement(sql: "SELECT \(Self.sensorColumns) FROM sensors ORDER BY id")
-            return try Row.fetchAll(statement).map(Self.sensor(from:))
+            let statement = try db.cachedStatement(sql: """
+                SELECT \(Self.sensorColumns) FROM sensors \(Self.labelFilterClause(filter, column: "id")) ORDER BY id
+                """)
+            var arguments: [any DatabaseValueConvertible] = []
+            for pair in filter { arguments += [pair.key, pair.value] }
+            var sensors = try Row.fetchAll(statement, arguments: StatementArguments(arguments)).map(Self.sensor(from:))
+            try Self.attachLabels(to: &sensors, matching: filter, in: db)
+            return sensors
         }
     }
 
@@ -30,45 +37,65 @@ extension SenseiStore {
     }
 
     static func fetchSensor(_ reference: SensorReference, in db: Database) throws -> Sensor? {
+        var sensor: Sensor?
         switch reference {
         case .id(let id):
             let statement = try db.cachedStatement(sql: "SELECT \(sensorColumns) FROM sensors WHERE id = ?")
-            return try Row.fetchOne(statement, arguments: [id]).map(sensor(from:))
+            sensor = try Row.fetchOne(statement, arguments: [id]).map(sensor(from:))
         case .code(let code):
             let statement = try db.cachedStatement(sql: "SELECT \(sensorColumns) FROM sensors WHERE code = ?")
-            return try Row.fetchOne(statement, arguments: [code]).map(sensor(from:))
+            sensor = try Row.fetchOne(statement, arguments: [code]).map(sensor(from:))
         }
+        if let id = sensor?.id { sensor?.labels = try labels(of: id, in: db) }
+        return sensor
     }
 
-    /// Creates a sensor; `StoreError.codeTaken` if the code exists.
-    /// `retentionDays` nil keeps its readings forever.
+    /// Creates a sensor; `StoreError.codeTaken` if the code exists,
+    /// `StoreError.sensorLimit` if the server holds `maxSensors` already.
+    /// `retentionDays` nil keeps its readings forever. `labels` must follow
+    /// `SensorLabels`' rules (the route checks them).
     public func createSensor(code: String, name: String?, units: String, valueType: ValueType,
-                             retentionDays: Int? = nil, at now: Timestamp = .now()) throws -> Sensor {
-        try groupCommit.write { db in
+                             retentionDays: Int? = nil, labels: [String: String] = [:],
+                             at now: Timestamp = .now()) throws -> Sensor {
+        let maxSensors = maxSensors
+        return try groupCommit.write { db in
             if try Self.fetchSensor(.code(code), in: db) != nil { throw StoreError.codeTaken(code) }
+            try Self.requireRoom(for: 1, maxSensors: maxSensors, in: db)
             let id = try Self.insertSensor(code: code, name: name, units: units, valueType: valueType,
                                            retentionDays: retentionDays, at: now, in: db)
+            try Self.insertLabels(labels, of: id, in: db)
             return try Self.fetchSensor(.id(id), in: db)!
         }
     }
 
+    /// `fromIngest`: the name and units are an ingest path's, which its later
+    /// metadata may replace (`sensors.name_from_ingest`).
     static func insertSensor(code: String, name: String?, units: String, valueType: ValueType,
-                             retentionDays: Int? = nil, at now: Timestamp, in db: Database) throws -> Int64 {
+                             retentionDays: Int? = nil, fromIngest: Bool = false,
+                             at now: Timestamp, in db: Database) throws -> Int64 {
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO sensors (code, name, units, value_type, created_at, updated_at, retention_days)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO sensors (code, name, units, value_type, created_at, updated_at, retention_days,
+                                 name_from_ingest, units_from_ingest)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         try statement.execute(arguments: [
             code, name ?? SensorCode.defaultName(for: code), units, valueType.rawValue,
-            now.milliseconds, now.milliseconds, retentionDays,
+            now.milliseconds, now.milliseconds, retentionDays, fromIngest, fromIngest,
         ])
         return db.lastInsertedRowID
     }
 
+    /// Throws `StoreError.sensorLimit` unless `count` more sensors fit under `maxSensors`.
+    static func requireRoom(for count: Int, maxSensors: Int, in db: Database) throws {
+        let existing = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM sensors")) ?? 0
+        guard existing + count <= maxSensors else { throw StoreError.sensorLimit(maxSensors) }
+    }
+
     /// Changes a sensor's metadata; nil fields stay as they are. For
-    /// `retentionDays`, `.some(nil)` keeps the readings forever.
+    /// `retentionDays`, `.some(nil)` keeps the readings forever. A name or
+    /// units set here are a person's: ingest metadata no longer replaces them.
     public func updateSensor(_ reference: SensorReference, name: String?, units: String?,
-                             valueType: ValueType?, retentionDays: Int?? = nil,
+                             valueType: ValueType?, retentionDays: Int?? = nil, labels: LabelPatch? = nil,
                              at now: Timestamp = .now()) throws -> Sensor {
         try groupCommit.write { db in
             guard let sensor = try Self.fetchSensor(reference, in: db) else {
@@ -76,11 +103,14 @@ extension SenseiStore {
             }
             try db.execute(
                 sql: """
-                    UPDATE sensors SET name = ?, units = ?, value_type = ?, retention_days = ?, updated_at = ?
+                    UPDATE sensors SET name = ?, units = ?, value_type = ?, retention_days = ?, updated_at = ?,
+                        name_from_ingest = name_from_ingest AND ?, units_from_ingest = units_from_ingest AND ?
                     WHERE id = ?
                     """,
                 arguments: [name ?? sensor.name, units ?? sensor.units, (valueType ?? sensor.valueType).rawValue,
-                            retentionDays ?? sensor.retentionDays, now.milliseconds, sensor.id])
+                            retentionDays ?? sensor.retentionDays, now.milliseconds, name == nil, units == nil,
+                            sensor.id])
+            if let labels { try Self.applyLabels(labels, to: sensor.id, in: db) }
             return try Self.fetchSensor(.id(sensor.id), in: db)!
         }
     }

@@ -11,7 +11,7 @@ import SenseiModels
 /// requests share one transaction and one sync.
 public final class SenseiStore: Sendable {
     /// The schema version `schema.sql` declares with `PRAGMA user_version`.
-    public static let schemaVersion = 4
+    public static let schemaVersion = 5
 
     /// What takes a database of version `n` (the key) to `n + 1`, so that it
     /// ends as `schema.sql` makes a new one (columns, types, constraints and
@@ -36,6 +36,23 @@ public final class SenseiStore: Sendable {
                 PRIMARY KEY (sensor_id, start)
             );
             """,
+        // Labels and the series of ingest paths.
+        4: """
+            ALTER TABLE sensors ADD COLUMN name_from_ingest INTEGER NOT NULL DEFAULT 0 CHECK (name_from_ingest IN (0, 1));
+            ALTER TABLE sensors ADD COLUMN units_from_ingest INTEGER NOT NULL DEFAULT 0 CHECK (units_from_ingest IN (0, 1));
+            CREATE TABLE sensor_labels (
+                sensor_id INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
+                key       TEXT    NOT NULL,
+                value     TEXT    NOT NULL,
+                PRIMARY KEY (sensor_id, key)
+            ) WITHOUT ROWID;
+            CREATE INDEX sensor_labels_by_pair ON sensor_labels (key, value);
+            CREATE TABLE series (
+                identity  TEXT    NOT NULL PRIMARY KEY,
+                sensor_id INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE
+            ) WITHOUT ROWID;
+            CREATE INDEX series_by_sensor ON series (sensor_id);
+            """,
     ]
 
     /// schema.sql as compiled into the binary.
@@ -50,9 +67,15 @@ public final class SenseiStore: Sendable {
     /// On while the live stream has listeners: writes then keep what they stored.
     public let tap = ReadingTap()
 
+    /// The most sensors there may be: a write that would create more is
+    /// refused (`StoreError.sensorLimit`, `SeriesIngestError.sensorLimit`).
+    public let maxSensors: Int
+    public static let defaultMaxSensors = 10_000
+
     /// Opens (creating if needed) the database at `path`.
-    public init(path: String) throws {
+    public init(path: String, maxSensors: Int = SenseiStore.defaultMaxSensors) throws {
         self.path = path
+        self.maxSensors = maxSensors
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(10)
@@ -132,6 +155,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case codeTaken(String)
     case invalidValue(index: Int, reason: String)
     case tokenNameTaken(String)
+    /// Creating a sensor would pass `--max-sensors` (the limit).
+    case sensorLimit(Int)
+    /// A label patch would leave a sensor this many labels.
+    case tooManyLabels(Int)
     case notASenseiDatabase
     case newerSchema(Int)
 
@@ -141,6 +168,11 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .codeTaken(let code): "a sensor with code '\(code)' already exists"
         case .invalidValue(let index, let reason): "data[\(index)].value: \(reason)"
         case .tokenNameTaken(let name): "a token named '\(name)' already exists"
+        case .sensorLimit(let limit):
+            "sensor limit reached: the server holds at most \(limit) sensors (--max-sensors); "
+                + "delete sensors or raise the limit to create more"
+        case .tooManyLabels(let count):
+            "labels: a sensor may have at most \(SensorLabels.maximumCount) labels; this change leaves \(count)"
         case .notASenseiDatabase: "the database file holds tables but is not a Sensei database"
         case .newerSchema(let version):
             "the database has schema version \(version), newer than this server's \(SenseiStore.schemaVersion)"

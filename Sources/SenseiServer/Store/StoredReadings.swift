@@ -20,6 +20,7 @@ public struct StoredReadings: Sendable {
         switch outcome {
         case .success(let one as StoredReadings): [one]
         case .success(let many as [StoredReadings]): many
+        case .success(let series as SeriesWrite): series.stored
         default: []
         }
     }

@@ -1,0 +1,173 @@
+import GRDB
+import SenseiModels
+
+extension SenseiStore {
+    /// Stores the points of ingest paths (line protocol, MQTT) in one group-
+    /// commit write: each series' sensor is found through the `series` table
+    /// or created (code by `SeriesCode`, labels with `source`), and every
+    /// point goes through the same insert as the REST routes (dedup by sensor
+    /// and timestamp, receive-time placement, rollups, counts). `completion`
+    /// runs on the writer thread once the write is durably committed (or
+    /// failed): an HTTP worker or the MQTT thread never waits for the disk.
+    ///
+    /// Partial by default: a refused point (see `SeriesIngestError`) is
+    /// listed in the outcome and the others are stored; points of existing
+    /// sensors are stored even when the call's new sensors would pass
+    /// `maxSensors`, in which case none of them is created and all their
+    /// points are refused. `allOrNothing`: the first refusal fails the whole
+    /// call with its `SeriesIngestError`, storing nothing.
+    ///
+    /// Metadata: `name` and `units` name a sensor when it is created; later, a
+    /// point's non-nil `name` (`units`) replaces the sensor's as long as it
+    /// is the one an ingest path gave, never one a person set (`PATCH`).
+    /// Labels are set at creation only; `PATCH` owns them after.
+    public func ingest(_ points: [SeriesPoint], allOrNothing: Bool = false, receivedAt: Timestamp = .now(),
+                       completion: @escaping @Sendable (Result<SeriesIngestOutcome, any Error>) -> Void) {
+        let work = Self.ingestion(points, allOrNothing: allOrNothing, receivedAt: receivedAt,
+                                  hints: receiveTimeHints, tap: tap, maxSensors: maxSensors)
+        groupCommit.submit({ db in try work(db) }) { result in
+            completion(result.map { ($0 as! SeriesWrite).outcome })
+        }
+    }
+
+    /// `ingest`, waiting for the commit: for tests and callers that own their thread.
+    @discardableResult
+    public func ingest(_ points: [SeriesPoint], allOrNothing: Bool = false,
+                       receivedAt: Timestamp = .now()) throws -> SeriesIngestOutcome {
+        try groupCommit.write(Self.ingestion(points, allOrNothing: allOrNothing, receivedAt: receivedAt,
+                                             hints: receiveTimeHints, tap: tap, maxSensors: maxSensors)).outcome
+    }
+
+    /// The points of one series in a call.
+    private struct SeriesGroup {
+        var series: Series
+        var indices: [Int] = []
+        var target: WriteTarget?
+    }
+
+    private static func ingestion(_ points: [SeriesPoint], allOrNothing: Bool, receivedAt: Timestamp,
+                                  hints: ReceiveTimeHints, tap: ReadingTap, maxSensors: Int)
+        -> @Sendable (Database) throws -> SeriesWrite {
+        { db in
+            var groups: [SeriesGroup] = []
+            var groupOf: [SeriesIdentity: Int] = [:]
+            for (index, point) in points.enumerated() {
+                if let group = groupOf[point.series.identity] {
+                    groups[group].indices.append(index)
+                } else {
+                    groupOf[point.series.identity] = groups.count
+                    groups.append(SeriesGroup(series: point.series, indices: [index]))
+                }
+            }
+            var outcome = SeriesIngestOutcome()
+            var stored: [StoredReadings] = []
+            var refused: [SeriesRefusal] = []
+            let newGroups = try resolveSeries(&groups, receivedAt: receivedAt, in: db)
+            if !newGroups.isEmpty {
+                let existing = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM sensors")) ?? 0
+                if existing + newGroups.count > maxSensors {
+                    for group in newGroups {
+                        refused += groups[group].indices.map { SeriesRefusal(index: $0, error: .sensorLimit(limit: maxSensors)) }
+                    }
+                } else {
+                    for group in newGroups { try createSensor(for: &groups[group], at: receivedAt, in: db) }
+                    outcome.createdSensors = newGroups.count
+                }
+            }
+            for group in groups {
+                guard let target = group.target else { continue }
+                var readings: [ReadingInput] = []
+                readings.reserveCapacity(group.indices.count)
+                for index in group.indices {
+                    let point = points[index]
+                    if !point.value.isFinite {
+                        refused.append(SeriesRefusal(index: index, error: .notFinite))
+                    } else if let problem = target.valueType.problem(with: point.value) {
+                        refused.append(SeriesRefusal(index: index, error: .valueType(
+                            code: target.code, valueType: target.valueType, problem: problem)))
+                    } else {
+                        readings.append(ReadingInput(timestamp: point.timestamp, value: point.value))
+                    }
+                }
+                guard !readings.isEmpty else { continue }
+                var kept: [Reading]? = tap.isOn ? [] : nil
+                try insert(readings, into: target, receivedAt: receivedAt, hints: hints, keeping: &kept, in: db)
+                outcome.accepted += readings.count
+                stored.append(StoredReadings(sensorID: target.id, code: target.code, count: readings.count,
+                                             readings: kept ?? []))
+            }
+            if allOrNothing, let first = refused.min(by: { $0.index < $1.index }) { throw first.error }
+            outcome.refused = refused.sorted { $0.index < $1.index }
+            return SeriesWrite(outcome: outcome, stored: stored)
+        }
+    }
+
+    /// Finds the sensor of each group's series, updating ingest-owned names
+    /// and units the series now gives; returns the groups without one.
+    private static func resolveSeries(_ groups: inout [SeriesGroup], receivedAt: Timestamp,
+                                      in db: Database) throws -> [Int] {
+        let lookup = BoundStatement(try db.cachedStatement(sql: """
+            SELECT s.id, s.value_type, s.rollups_until, s.code, s.name, s.units, s.name_from_ingest, s.units_from_ingest
+            FROM series JOIN sensors s ON s.id = series.sensor_id WHERE series.identity = ?
+            """))
+        var missing: [Int] = []
+        for index in groups.indices {
+            let series = groups[index].series
+            lookup.bind(1, series.identity.key)
+            let found = try lookup.first { columns in
+                let target = WriteTarget(id: columns.int64(0), code: columns.text(3),
+                                         valueType: ValueType(rawValue: columns.text(1)) ?? .float,
+                                         rollupsUntil: columns.optionalInt64(2))
+                // Only read what this series could change.
+                let name = fittedName(series.name).flatMap { columns.int64(6) == 1 && $0 != columns.text(4) ? $0 : nil }
+                let units = fittedUnits(series.units).flatMap { columns.int64(7) == 1 && $0 != columns.text(5) ? $0 : nil }
+                return (target, name, units)
+            }
+            guard let (target, name, units) = found else {
+                missing.append(index)
+                continue
+            }
+            groups[index].target = target
+            if name != nil || units != nil {
+                try db.execute(sql: """
+                    UPDATE sensors SET name = coalesce(?, name), units = coalesce(?, units), updated_at = ? WHERE id = ?
+                    """, arguments: [name, units, receivedAt.milliseconds, target.id])
+            }
+        }
+        return missing
+    }
+
+    private static func createSensor(for group: inout SeriesGroup, at now: Timestamp, in db: Database) throws {
+        let series = group.series
+        let taken = try db.cachedStatement(sql: "SELECT 1 FROM sensors WHERE code = ?")
+        let code = try SeriesCode.code(preferred: series.preferredCode, identity: series.identity) { candidate in
+            try Int.fetchOne(taken, arguments: [candidate]) != nil
+        }
+        let id = try insertSensor(code: code, name: fittedName(series.name), units: fittedUnits(series.units) ?? "",
+                                  valueType: series.valueType, fromIngest: true, at: now, in: db)
+        var labels = series.labels
+        if labels["source"] == nil { labels["source"] = series.identity.source }
+        try insertLabels(SensorLabels.fitted(labels), of: id, in: db)
+        try db.execute(sql: "INSERT INTO series (identity, sensor_id) VALUES (?, ?)",
+                       arguments: [series.identity.key, id])
+        group.target = WriteTarget(id: id, code: code, valueType: series.valueType, rollupsUntil: nil)
+    }
+
+    /// A name as the API would take it: not empty, at most 200 characters, no NUL.
+    private static func fittedName(_ name: String?) -> String? {
+        guard let name = name?.filter({ $0 != "\0" }), !name.isEmpty else { return nil }
+        return String(name.prefix(200))
+    }
+
+    /// Units as the API would take them: at most 50 characters, no NUL.
+    private static func fittedUnits(_ units: String?) -> String? {
+        units.map { String($0.filter { $0 != "\0" }.prefix(50)) }
+    }
+}
+
+/// What an ingest write hands `GroupCommit`: the caller's outcome, and what
+/// each sensor stored, for the commit's observers (metrics, the live stream).
+struct SeriesWrite: Sendable {
+    let outcome: SeriesIngestOutcome
+    let stored: [StoredReadings]
+}
