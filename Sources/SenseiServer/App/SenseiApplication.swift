@@ -111,10 +111,36 @@ public final class SenseiApplication: Sendable {
         logger.notice("no token existed: created admin token '\(name)'; it is in \(configuration.tokenFilePath)")
     }
 
-    /// Routes the request, checks its token and answers it through `responder`,
-    /// which is tagged with the route's index (or `unmatchedIndex`) for the metrics.
+    /// The request path, in stages: route (method and path to a route, or
+    /// 404/405), authorize (`Authenticator.refusal`: the token, in any
+    /// `Credential` form, and the route's scope), dispatch (the handler
+    /// answers now or later), map errors (`response(for:)`, the one place).
+    /// `responder` is tagged with the route's index (or `unmatchedIndex`) for the metrics.
     static func handle(_ request: Request, router: Router, authenticator: Authenticator, logger: Logger,
                        responder: Responder) {
+        guard let (route, parameters) = Self.route(request, router: router, responder: responder) else { return }
+        let answer: @Sendable (Result<Response, any Error>) -> Void = { result in
+            switch result {
+            case .success(let response): responder.respond(response)
+            case .failure(let error): responder.respond(Self.response(for: error, request: request, logger: logger))
+            }
+        }
+        do {
+            if let refusal = try authenticator.refusal(of: request, for: route) {
+                return responder.respond(.error(refusal))
+            }
+            switch route.action {
+            case .immediate(let handler): responder.respond(try handler(request, parameters))
+            case .deferred(let handler): try handler(request, parameters, answer)
+            }
+        } catch {
+            answer(.failure(error))
+        }
+    }
+
+    /// The route stage: the matching route, or nil once 404/405 is answered.
+    private static func route(_ request: Request, router: Router,
+                              responder: Responder) -> (Router.Route, Router.Parameters)? {
         switch router.match(method: request.method, path: request.path) {
         case .notFound:
             responder.tag(route: router.unmatchedIndex)
@@ -124,30 +150,9 @@ public final class SenseiApplication: Sendable {
             responder.respond(.error(.methodNotAllowed(request.method, allowed: allowed)))
         case .found(let route, let parameters):
             responder.tag(route: route.index)
-            let answer: @Sendable (Result<Response, any Error>) -> Void = { result in
-                switch result {
-                case .success(let response): responder.respond(response)
-                case .failure(let error): responder.respond(Self.response(for: error, request: request, logger: logger))
-                }
-            }
-            do {
-                if let required = route.scope {
-                    guard let granted = try authenticator.scope(for: request.authorization) else {
-                        return responder.respond(.error(.unauthorized))
-                    }
-                    guard granted.allows(required) else {
-                        return responder.respond(.error(.forbidden(
-                            "this token has \(granted.rawValue) scope; \(route.method) \(route.pattern) needs \(required.rawValue)")))
-                    }
-                }
-                switch route.action {
-                case .immediate(let handler): responder.respond(try handler(request, parameters))
-                case .deferred(let handler): try handler(request, parameters, answer)
-                }
-            } catch {
-                answer(.failure(error))
-            }
+            return (route, parameters)
         }
+        return nil
     }
 
     /// The one place errors become answers: API errors as they are, store

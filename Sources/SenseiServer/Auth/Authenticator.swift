@@ -20,8 +20,20 @@ final class Authenticator: Sendable {
         self.logger = logger
     }
 
-    func scope(for authorization: String?) throws -> Scope? {
-        guard let token = Self.bearerToken(in: authorization) else { return nil }
+    /// The authorize stage: nil when `request` may use `route`, else the
+    /// refusal: 401 without a known token (in any `Credential` form), 403
+    /// when its scope is short of the route's.
+    func refusal(of request: Request, for route: Router.Route) throws -> APIError? {
+        guard let required = route.scope else { return nil }
+        guard let granted = try scope(for: Credential.token(in: request)) else { return .unauthorized }
+        guard granted.allows(required) else {
+            return .forbidden("this token has \(granted.rawValue) scope; \(route.method) \(route.pattern) needs \(required.rawValue)")
+        }
+        return nil
+    }
+
+    func scope(for token: String?) throws -> Scope? {
+        guard let token else { return nil }
         let digest = TokenSecret.digest(of: token)
         if let presharedDigest, digest == presharedDigest { return .admin }
         guard let (id, scope) = try store.token(digest: digest) else { return nil }
@@ -31,15 +43,7 @@ final class Authenticator: Sendable {
 
     /// The token of `Bearer <token>`; the scheme is case-insensitive.
     static func bearerToken(in header: String?) -> String? {
-        guard let header else { return nil }
-        let trimmed = header.trimmingSpaces()
-        // Compared as bytes, case-insensitively: no lowercased copy per request.
-        let scheme = "bearer ".utf8
-        guard trimmed.utf8.count > scheme.count,
-              zip(trimmed.utf8, scheme).allSatisfy({ $0 == $1 || $0 | 0x20 == $1 && $1 != UInt8(ascii: " ") }) else { return nil }
-        let token = trimmed.utf8.dropFirst(scheme.count)
-        let value = Substring(token).trimmingSpaces()
-        return value.isEmpty ? nil : String(value)
+        header.flatMap { Credential.value(of: "bearer ", in: $0) }
     }
 
     private func recordUse(of id: Int64) {
@@ -50,9 +54,9 @@ final class Authenticator: Sendable {
             return true
         }
         guard due else { return }
-        do {
-            try store.recordTokenUse(id: id, at: now)
-        } catch {
+        // Joins the next group commit; this worker does not wait for it.
+        let logger = logger
+        store.recordTokenUse(id: id, at: now) { error in
             logger.warning("could not record token use: \(error)")
         }
     }

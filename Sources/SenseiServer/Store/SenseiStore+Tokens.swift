@@ -51,9 +51,15 @@ extension SenseiStore {
         try tokenLookup.token(digest: digest)
     }
 
-    func recordTokenUse(id: Int64, at now: Timestamp) throws {
-        try groupCommit.write { db in
+    /// Records a token's last use in the next group commit, without waiting
+    /// for it: the request that used the token goes on at once. `failed` runs
+    /// on the writer thread if the write does not commit.
+    func recordTokenUse(id: Int64, at now: Timestamp, failed: @escaping @Sendable (any Error) -> Void) {
+        groupCommit.submit({ db in
             try db.execute(sql: "UPDATE tokens SET last_used_at = ? WHERE id = ?", arguments: [now.milliseconds, id])
+            return 0
+        }) { result in
+            if case .failure(let error) = result { failed(error) }
         }
     }
 }

@@ -126,12 +126,13 @@ struct RequestFuzzer {
         case 0..<84: return bytes("Authorization: Bearer \(token)\r\n")
         case 84..<88: auth = .invalid; return []
         case 88..<92:
-            auth = .unsure  // the scheme is case-insensitive and spaces are trimmed
-            return bytes("Authorization: ", pick(["bearer ", "BEARER ", "Bearer  ", " Bearer "]), token, "\r\n")
+            auth = .unsure  // the scheme is case-insensitive, spaces are trimmed, InfluxDB's `Token` works too
+            return bytes("Authorization: ", pick(["bearer ", "BEARER ", "Bearer  ", " Bearer ", "Token ", "token "]),
+                         token, "\r\n")
         default:
             auth = .invalid
             return bytes("Authorization: ", pick(["Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "Bearer \(token)x",
-                                                  "Bearer \(token.dropLast())", "Token \(token)",
+                                                  "Bearer \(token.dropLast())", "Token \(token)x",
                                                   "Bearer " + String(repeating: "t", count: 4000),
                                                   "Bearer \(token) extra"]), "\r\n")
         }
