@@ -6,7 +6,7 @@ import GRDB
 /// rollups are clustered (`WITHOUT ROWID`) on (sensor, time): a window of one
 /// sensor is one contiguous read.
 enum CacheSchema {
-    static let version = 2
+    static let version = 3
 
     static let sql = """
         CREATE TABLE sensors (
@@ -22,7 +22,9 @@ enum CacheSchema {
             count INTEGER NOT NULL,
             position INTEGER NOT NULL,       -- the user's order, 0 at the top
             -- when the readings were last compared with the server's (Syncer)
-            audited_at INTEGER
+            audited_at INTEGER,
+            -- the server's labels as a JSON object (keys in byte order)
+            labels TEXT NOT NULL DEFAULT '{}'
         );
         CREATE INDEX sensors_code ON sensors(code);
         CREATE TABLE readings (
@@ -55,6 +57,7 @@ enum CacheSchema {
     /// order and the readings.
     static let upgrades: [Int: String] = [
         1: "ALTER TABLE sensors ADD COLUMN audited_at INTEGER",
+        2: "ALTER TABLE sensors ADD COLUMN labels TEXT NOT NULL DEFAULT '{}'",
     ]
 
     /// Creates the tables in a new file and upgrades an older one. A file from

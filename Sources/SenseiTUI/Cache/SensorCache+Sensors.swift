@@ -27,13 +27,14 @@ extension SensorCache {
             var added: [Int64] = []
             let upsert = try db.cachedStatement(sql: """
                 INSERT INTO sensors (id, code, name, units, value_type, created_at, updated_at,
-                                     latest_ts, latest_value, count, position)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                     latest_ts, latest_value, count, position, labels)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET
                     code = excluded.code, name = excluded.name, units = excluded.units,
                     value_type = excluded.value_type, created_at = excluded.created_at,
                     updated_at = excluded.updated_at, count = excluded.count,
-                    latest_ts = excluded.latest_ts, latest_value = excluded.latest_value
+                    latest_ts = excluded.latest_ts, latest_value = excluded.latest_value,
+                    labels = excluded.labels
                 """)
             for sensor in sensors.sorted(by: { $0.id < $1.id }) {
                 let isNew = !known.contains(sensor.id)
@@ -41,7 +42,7 @@ extension SensorCache {
                     sensor.id, sensor.code, sensor.name, sensor.units, sensor.valueType.rawValue,
                     sensor.createdAt.milliseconds, sensor.updatedAt.milliseconds,
                     sensor.latest?.timestamp.milliseconds, sensor.latest?.value, sensor.count,
-                    isNew ? position : 0,
+                    isNew ? position : 0, Self.labelsJSON(sensor.labels),
                 ])
                 if isNew {
                     added.append(sensor.id)
@@ -110,7 +111,7 @@ extension SensorCache {
     /// when the readings sync got further than the sensor list did.
     static func fetchSensors(_ db: Database, sql clause: String, arguments: StatementArguments) throws -> [Sensor] {
         let rows = try Row.fetchAll(db, sql: """
-            SELECT id, code, name, units, value_type, created_at, updated_at, latest_ts, latest_value, count,
+            SELECT id, code, name, units, value_type, created_at, updated_at, latest_ts, latest_value, count, labels,
                    (SELECT ts FROM readings r WHERE r.sensor_id = s.id ORDER BY ts DESC LIMIT 1) AS newest_ts,
                    (SELECT value FROM readings r WHERE r.sensor_id = s.id ORDER BY ts DESC LIMIT 1) AS newest_value
             FROM sensors s \(clause)
@@ -128,7 +129,19 @@ extension SensorCache {
                           valueType: ValueType(rawValue: row["value_type"]) ?? .float,
                           createdAt: Timestamp(milliseconds: row["created_at"]),
                           updatedAt: Timestamp(milliseconds: row["updated_at"]),
-                          latest: latest, count: row["count"])
+                          latest: latest, count: row["count"], labels: labels(fromJSON: row["labels"]))
         }
+    }
+
+    static func labelsJSON(_ labels: [String: String]) -> String {
+        var writer = JSONWriter()
+        SensorLabels.write(labels, to: &writer)
+        return writer.string
+    }
+
+    /// What `labelsJSON` wrote; a cache is only a cache: anything else is no labels.
+    static func labels(fromJSON text: String) -> [String: String] {
+        guard text != "{}", let object = (try? JSONParser.parse(Array(text.utf8)))?.objectValue else { return [:] }
+        return object.compactMapValues(\.stringValue)
     }
 }

@@ -60,7 +60,8 @@ extension DetailView {
         ], model: model, into: &grid, area: area)
     }
 
-    /// Code, type and units, created, and (on tall screens) the usual interval.
+    /// Code, type and units, created, and (on tall screens) the usual
+    /// interval and the labels (`key=value`, in key order).
     static func renderInfo(_ data: DetailData, model: AppModel, into grid: inout CellGrid, area: Rect) {
         guard !area.isEmpty else { return }
         let sensor = data.sensor
@@ -70,6 +71,10 @@ extension DetailView {
             ("Created", Format.dateTime(sensor.createdAt, utcOffsetSeconds: model.utcOffsetSeconds, seconds: false)),
         ]
         if let interval = data.usualInterval { lines.append(("Interval", "every " + Format.duration(milliseconds: interval))) }
+        if !sensor.labels.isEmpty {
+            let pairs = sensor.labels.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            lines.append(("Labels", pairs.map { "\($0.key)=\($0.value)" }.joined(separator: " ")))
+        }
         labelled(lines, model: model, into: &grid, area: area)
     }
 

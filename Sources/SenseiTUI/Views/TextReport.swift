@@ -138,6 +138,8 @@ public enum TextReport {
         if let latest = sensor.latest { latest.write(to: &writer) } else { writer.null() }
         writer.key("count")
         writer.int(sensor.count)
+        writer.key("labels")
+        SensorLabels.write(sensor.labels, to: &writer)
     }
 
     /// Columns padded to their widest cell, two spaces apart, no trailing spaces.
