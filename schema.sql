@@ -1,4 +1,4 @@
--- Sensei server schema, version 5.
+-- Sensei server schema, version 6.
 -- The server applies this file, byte for byte, to a new database. Times are
 -- INTEGER milliseconds since the Unix epoch, UTC.
 
@@ -121,4 +121,47 @@ CREATE TABLE tokens (
     last_used_at INTEGER
 );
 
-PRAGMA user_version = 5;
+-- Alert rules (version 6). A rule watches one sensor; its state (ok,
+-- pending, firing), when it entered it and the reading that moved it are
+-- kept here so that a restart neither forgets a firing alert nor fires it
+-- again. `notify` is a JSON array of URLs. `judged_ts`: the newest reading
+-- judged (older ones arriving later do not move the state back);
+-- `notified_at`: the last notification, for `repeat_seconds`.
+CREATE TABLE alert_rules (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    name           TEXT    NOT NULL,
+    sensor_id      INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
+    condition      TEXT    NOT NULL CHECK (condition IN ('above', 'below', 'silent')),
+    threshold      REAL,
+    for_seconds    INTEGER NOT NULL DEFAULT 0 CHECK (for_seconds >= 0),
+    hysteresis     REAL    NOT NULL DEFAULT 0 CHECK (hysteresis >= 0),
+    repeat_seconds INTEGER CHECK (repeat_seconds > 0),
+    notify         TEXT    NOT NULL,
+    state          TEXT    NOT NULL DEFAULT 'ok' CHECK (state IN ('ok', 'pending', 'firing')),
+    since          INTEGER NOT NULL,
+    value          REAL,
+    judged_ts      INTEGER,
+    notified_at    INTEGER,
+    created_at     INTEGER NOT NULL
+);
+
+CREATE INDEX alert_rules_by_sensor ON alert_rules (sensor_id);
+
+-- Notifications not yet delivered: written in the transaction that changes
+-- a rule's state, deleted once the receiver took them, so none is lost to a
+-- restart or a crash. `payload` is the webhook's JSON body (an ntfy target's
+-- plain-text form is made from it); `failed_at` is set once the retries are
+-- spent (kept for a person to see, never sent again).
+CREATE TABLE alert_outbox (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    rule_id         INTEGER NOT NULL,
+    url             TEXT    NOT NULL,
+    payload         TEXT    NOT NULL,
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    last_error      TEXT,
+    failed_at       INTEGER,
+    created_at      INTEGER NOT NULL
+);
+
+PRAGMA user_version = 6;

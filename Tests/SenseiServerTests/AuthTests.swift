@@ -21,12 +21,19 @@ struct AuthTests {
         ("GET", "/metrics", nil, .read),
         // A stream ends only when asked to: after a second here.
         ("GET", "/stream?timeout=1", nil, .read),
+        // `:rule` is a rule made for each request (below).
+        ("GET", "/alerts", nil, .read),
+        ("POST", "/alerts", #"{"name":"n","sensor":"first","condition":"above","threshold":5,"notify":["http://127.0.0.1:9/x"]}"#, .admin),
+        ("GET", "/alerts/:rule", nil, .read),
+        ("PATCH", "/alerts/:rule", #"{"name":"Renamed"}"#, .admin),
+        ("DELETE", "/alerts/:rule", nil, .admin),
     ]
 
     @Test func everyRouteIsCoveredByTheTable() async throws {
         let table = Set(Self.routes.map { "\($0.method) \(Self.withoutQuery($0.path))" })
         let router = try await withTestServer { server in
-            SenseiApplication.routes(store: server.store, metrics: server.application.metrics, streams: server.application.streams)
+            SenseiApplication.routes(store: server.store, metrics: server.application.metrics,
+                                     streams: server.application.streams, alerts: server.application.alerts)
         }
         #expect(router.routes.count == Self.routes.count + 1)  // + GET /health
         for route in router.routes where route.pattern != "/health" {
@@ -51,6 +58,10 @@ struct AuthTests {
                 try server.store.insertReadings([ReadingInput(timestamp: nil, value: 1)], into: .code("first"), createIfMissing: true)
                 try server.store.insertReadings([ReadingInput(timestamp: nil, value: 2)], into: .code("second"), createIfMissing: true)
                 _ = try? server.store.deleteSensor(.code("made_by_test"))
+                let first = try #require(try server.store.sensor(.code("first")))
+                let rule = try server.store.createAlert(AlertRule(
+                    name: "r", sensorID: first.id, condition: .above, threshold: 5, notify: ["http://127.0.0.1:9/x"]))
+                let path = route.path.replacingOccurrences(of: ":rule", with: "\(rule.id)")
 
                 let client = switch scope {
                 case nil: server.anonymous
@@ -59,7 +70,7 @@ struct AuthTests {
                 case .admin?: server.admin
                 }
                 let response = try client.request(
-                    route.method, route.path, body: route.body.map { Array($0.utf8) },
+                    route.method, path, body: route.body.map { Array($0.utf8) },
                     contentType: route.body == nil ? nil : "application/json")
                 let label = "\(scope?.rawValue ?? "none") \(route.method) \(route.path)"
                 guard let scope else {

@@ -190,6 +190,10 @@ struct SchemaMigrationTests {
             #expect(old.contains { $0.contains("sensors.rollups_until INTEGER null=1 default=nil pk=0") })
             #expect(old.contains { $0.contains("sensors.name_from_ingest INTEGER null=0 default=0 pk=0") })
             #expect(old.contains("sensor_labels_by_pair 0 c") && old.contains("series.identity TEXT null=0 default=nil pk=1"))
+            // Version 6: alert rules (gone with their sensor) and the outbox.
+            #expect(old.contains("alert_rules.state TEXT null=0 default='ok' pk=0"))
+            #expect(old.contains("alert_rules_by_sensor 0 c"))
+            #expect(old.contains("alert_outbox.payload TEXT null=0 default=nil pk=0"))
             // The CHECK came along: a zero retention is refused by either.
             for name in ["old", "new"] {
                 let queue = try DatabaseQueue(path: directory + "/\(name).sqlite")

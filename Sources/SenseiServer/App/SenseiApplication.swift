@@ -19,6 +19,8 @@ public final class SenseiApplication: Sendable {
         public var compactionInterval: TimeInterval = 30
         /// `--max-sensors`: creating a sensor past it is refused.
         public var maxSensors = SenseiStore.defaultMaxSensors
+        /// Alert evaluation and delivery timings (the tests shorten them).
+        public var alerts = AlertService.Configuration()
 
         public init() {}
 
@@ -38,6 +40,7 @@ public final class SenseiApplication: Sendable {
     private let retentionSweeper: RetentionSweeper
     let streams: ReadingStreams
     private let compactor: Compactor
+    let alerts: AlertService
     private let directoryLock: DataDirectoryLock
 
     public init(configuration: Configuration, logger: Logger) throws {
@@ -51,7 +54,8 @@ public final class SenseiApplication: Sendable {
         metrics = ServerMetrics()
         metrics.observeCommits(of: store)
         streams = ReadingStreams(configuration: configuration.streams, store: store)
-        router = Self.routes(store: store, metrics: metrics, streams: streams)
+        alerts = AlertService(store: store, configuration: configuration.alerts, registry: metrics.registry, logger: logger)
+        router = Self.routes(store: store, metrics: metrics, streams: streams, alerts: alerts)
         retentionSweeper = RetentionSweeper(store: store, interval: configuration.retentionSweepInterval, logger: logger)
         compactor = Compactor(store: store, interval: configuration.compactionInterval, logger: logger)
         let router = router
@@ -63,14 +67,16 @@ public final class SenseiApplication: Sendable {
         metrics.attach(http)
     }
 
-    static func routes(store: SenseiStore, metrics: ServerMetrics, streams: ReadingStreams) -> Router {
+    static func routes(store: SenseiStore, metrics: ServerMetrics, streams: ReadingStreams,
+                       alerts: AlertService) -> Router {
         var router = Router()
         HealthRoutes().addRoutes(to: &router)
         SensorRoutes(store: store).addRoutes(to: &router)
         ReadingRoutes(store: store, metrics: metrics).addRoutes(to: &router)
         LegacyRoutes(store: store, metrics: metrics).addRoutes(to: &router)
-        MetricsRoutes(store: store, metrics: metrics).addRoutes(to: &router)
+        MetricsRoutes(store: store, metrics: metrics, alerts: alerts).addRoutes(to: &router)
         StreamRoutes(store: store, streams: streams).addRoutes(to: &router)
+        AlertRoutes(store: store, alerts: alerts).addRoutes(to: &router)
         return router
     }
 
@@ -80,6 +86,7 @@ public final class SenseiApplication: Sendable {
     /// Makes sure some token can get in, then starts serving.
     public func start() throws {
         try ensureAdminToken()
+        try alerts.start()
         try http.start()
         retentionSweeper.start()
         compactor.start()
@@ -93,6 +100,7 @@ public final class SenseiApplication: Sendable {
         http.shutdown()
         retentionSweeper.stop()
         compactor.stop()
+        alerts.stop()
         do {
             try store.close()
         } catch {

@@ -52,6 +52,16 @@ struct ServeCommand: ParsableCommand {
             help: "Seconds between passes that pack readings more than a day old into compressed blocks.")
     var compactionInterval: Double = 30
 
+    // Alert timings, hidden: the defaults suit a home; the tests shorten them.
+    @Option(name: .customLong("alert-tick"), help: .hidden)
+    var alertTick: Double = 1
+
+    @Option(name: .customLong("alert-retry"), help: .hidden)
+    var alertRetry: Double = 5
+
+    @Option(name: .customLong("alert-timeout"), help: .hidden)
+    var alertTimeout: Double = 10
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
@@ -64,6 +74,9 @@ struct ServeCommand: ParsableCommand {
         guard maxSensors >= 0 else { throw ValidationError("--max-sensors must be at least 0") }
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together: both for HTTPS, neither for HTTP")
+        }
+        guard alertTick > 0, alertRetry > 0, alertTimeout > 0 else {
+            throw ValidationError("--alert-tick, --alert-retry and --alert-timeout must be positive seconds")
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -92,6 +105,9 @@ struct ServeCommand: ParsableCommand {
         configuration.streams.heartbeat = .seconds(streamHeartbeat)
         configuration.compactionInterval = compactionInterval
         configuration.maxSensors = maxSensors
+        configuration.alerts.tickInterval = alertTick
+        configuration.alerts.retryBackoff = alertRetry
+        configuration.alerts.deliveryTimeout = alertTimeout
         if let tlsCertificate, let tlsKey {
             let files = try TLSFiles.load(certificate: tlsCertificate, key: tlsKey)
             configuration.http.tlsCertificatePEM = files.certificatePEM

@@ -2,8 +2,12 @@
 struct MetricsRoutes {
     let store: SenseiStore
     let metrics: ServerMetrics
+    let alerts: AlertService
 
     func addRoutes(to router: inout Router) {
-        router.add("GET", "/metrics", scope: .read) { [store, metrics] _, _ in try metrics.exposition(store: store) }
+        router.add("GET", "/metrics", scope: .read) { [store, metrics, alerts] _, _ in
+            try alerts.updateMetrics()
+            return try metrics.exposition(store: store)
+        }
     }
 }

@@ -11,7 +11,7 @@ import SenseiModels
 /// requests share one transaction and one sync.
 public final class SenseiStore: Sendable {
     /// The schema version `schema.sql` declares with `PRAGMA user_version`.
-    public static let schemaVersion = 5
+    public static let schemaVersion = 6
 
     /// What takes a database of version `n` (the key) to `n + 1`, so that it
     /// ends as `schema.sql` makes a new one (columns, types, constraints and
@@ -52,6 +52,38 @@ public final class SenseiStore: Sendable {
                 sensor_id INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE
             ) WITHOUT ROWID;
             CREATE INDEX series_by_sensor ON series (sensor_id);
+            """,
+        // Alert rules and their notification outbox.
+        5: """
+            CREATE TABLE alert_rules (
+                id             INTEGER PRIMARY KEY AUTOINCREMENT,
+                name           TEXT    NOT NULL,
+                sensor_id      INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
+                condition      TEXT    NOT NULL CHECK (condition IN ('above', 'below', 'silent')),
+                threshold      REAL,
+                for_seconds    INTEGER NOT NULL DEFAULT 0 CHECK (for_seconds >= 0),
+                hysteresis     REAL    NOT NULL DEFAULT 0 CHECK (hysteresis >= 0),
+                repeat_seconds INTEGER CHECK (repeat_seconds > 0),
+                notify         TEXT    NOT NULL,
+                state          TEXT    NOT NULL DEFAULT 'ok' CHECK (state IN ('ok', 'pending', 'firing')),
+                since          INTEGER NOT NULL,
+                value          REAL,
+                judged_ts      INTEGER,
+                notified_at    INTEGER,
+                created_at     INTEGER NOT NULL
+            );
+            CREATE INDEX alert_rules_by_sensor ON alert_rules (sensor_id);
+            CREATE TABLE alert_outbox (
+                id              INTEGER PRIMARY KEY AUTOINCREMENT,
+                rule_id         INTEGER NOT NULL,
+                url             TEXT    NOT NULL,
+                payload         TEXT    NOT NULL,
+                attempts        INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at INTEGER NOT NULL,
+                last_error      TEXT,
+                failed_at       INTEGER,
+                created_at      INTEGER NOT NULL
+            );
             """,
     ]
 

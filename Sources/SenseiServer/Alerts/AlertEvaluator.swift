@@ -1,0 +1,235 @@
+import Dispatch
+import Foundation
+import Logging
+import SenseiModels
+import Synchronization
+
+/// Keeps every rule and its state in memory, judges each committed reading
+/// of a watched sensor and, on a timer, silences, `for` deadlines and
+/// repeats. A change of state is stored with its notifications in one
+/// transaction of the group commit (`SenseiStore.saveAlertStatus`), so a
+/// notification exists exactly when its transition does.
+///
+/// It sees readings as a commit observer of the store: whatever route or
+/// protocol a reading came by, its commit is judged, without the ingest code
+/// knowing of alerts. With no rule, a commit costs one atomic load; with
+/// rules, only the rules of the written sensors are looked at, in memory.
+final class AlertEvaluator: Sendable {
+    struct Entry: Sendable {
+        var rule: AlertRule
+        var status: AlertStatus
+        /// The last commit of one of its sensor's readings (or when watching
+        /// began): what a silence is measured from.
+        var lastSeen: Int64
+    }
+
+    private struct Table {
+        var entries: [Int64: Entry] = [:]
+        var bySensor: [Int64: [Int64]] = [:]
+        var tapped = false
+    }
+
+    /// A change to store: a rule's new status and what a person hears of it.
+    private struct Change: Sendable {
+        var id: Int64
+        var status: AlertStatus
+        var notice: AlertJudge.Notice?
+    }
+
+    /// What a stored batch of changes answers the group commit with.
+    private struct Saved: Sendable {
+        var queued: Int
+        var gone: [Int64]
+    }
+
+    private let store: SenseiStore
+    private let logger: Logger
+    private let interval: TimeInterval
+    private let table = Mutex(Table())
+    /// Rules in `table`: the one thing a commit reads when there are none.
+    private let watched = Atomic<Int>(0)
+    private let running = Atomic<Bool>(false)
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    /// Called once notifications are committed to the outbox.
+    private let queued: @Sendable () -> Void
+
+    init(store: SenseiStore, interval: TimeInterval, logger: Logger, queued: @escaping @Sendable () -> Void) {
+        self.store = store
+        self.interval = interval
+        self.logger = logger
+        self.queued = queued
+    }
+
+    /// Loads the rules, judges what was committed while the server was down
+    /// (the newest reading of each sensor), notices silences at once, then
+    /// observes commits and ticks every `interval`.
+    func start() throws {
+        let now = Timestamp.now().milliseconds
+        let stored = try store.alerts()
+        let latest = try Dictionary(store.sensors().map { ($0.id, $0.latest) }, uniquingKeysWith: { a, _ in a })
+        var changes: [Change] = []
+        table.withLock { table in
+            for alert in stored {
+                var entry = Self.entry(for: alert, latest: latest[alert.rule.sensorID] ?? nil, now: now)
+                if let reading = latest[alert.rule.sensorID] ?? nil,
+                   let (status, notice) = AlertJudge.judge(entry.rule, entry.status, reading: reading.value,
+                                                           at: reading.timestamp.milliseconds, now: now) {
+                    entry.status = status
+                    changes.append(Change(id: alert.id, status: status, notice: notice))
+                }
+                table.entries[alert.id] = entry
+            }
+            reindex(&table)
+        }
+        save(changes, at: now)
+        // Weakly: the store outlives the evaluator in tests that reopen it.
+        let observer = CommitObserver { [weak self] outcomes in self?.committed(outcomes) }
+        store.groupCommit.onCommit.withLock { $0.append(observer) }
+        running.store(true, ordering: .releasing)
+        let thread = Thread { [self] in run() }
+        thread.name = "sensei-alerts"
+        thread.start()
+    }
+
+    func stop() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        wake.signal()
+        finished.wait()
+    }
+
+    /// Takes a rule's stored form after it was created or changed, or drops
+    /// it when it is gone.
+    func refresh(id: Int64) throws {
+        let alert = try store.alert(id: id)
+        let latest = try alert.flatMap { try store.sensor(.id($0.rule.sensorID))?.latest }
+        let now = Timestamp.now().milliseconds
+        table.withLock { table in
+            if let alert {
+                table.entries[id] = Self.entry(for: alert, latest: latest, now: now)
+            } else {
+                table.entries[id] = nil
+            }
+            reindex(&table)
+        }
+    }
+
+    /// A rule's state as the evaluator holds it (ahead of the database by
+    /// at most a commit).
+    func status(of id: Int64) -> AlertStatus? {
+        table.withLock { $0.entries[id]?.status }
+    }
+
+    /// Rules by state, for `/metrics`.
+    func countsByState() -> [AlertState: Int] {
+        table.withLock { table in
+            var counts: [AlertState: Int] = [.ok: 0, .pending: 0, .firing: 0]
+            for entry in table.entries.values { counts[entry.status.state, default: 0] += 1 }
+            return counts
+        }
+    }
+
+    private static func entry(for alert: StoredAlert, latest: Reading?, now: Int64) -> Entry {
+        // A reading stamped ahead of the clock must not put a silence off.
+        let seen = min(latest?.timestamp.milliseconds ?? .min, now)
+        return Entry(rule: alert.rule, status: alert.status, lastSeen: max(seen, alert.status.since))
+    }
+
+    private func reindex(_ table: inout Table) {
+        var bySensor: [Int64: [Int64]] = [:]
+        for (id, entry) in table.entries.sorted(by: { $0.key < $1.key }) { bySensor[entry.rule.sensorID, default: []].append(id) }
+        table.bySensor = bySensor
+        // Writes keep a copy of what they stored only while a rule may want it.
+        let wanted = !table.entries.isEmpty
+        if wanted != table.tapped {
+            if wanted { store.tap.attach() } else { store.tap.detach() }
+            table.tapped = wanted
+        }
+        watched.store(table.entries.count, ordering: .releasing)
+    }
+
+    /// On the writer thread, after each commit: judges the newest reading of
+    /// every written sensor that has rules.
+    private func committed(_ outcomes: [Result<any Sendable, any Error>]) {
+        guard watched.load(ordering: .acquiring) > 0 else { return }
+        let now = Timestamp.now().milliseconds
+        var changes: [Change] = []
+        table.withLock { table in
+            for outcome in outcomes {
+                for stored in StoredReadings.all(in: outcome) {
+                    guard let ids = table.bySensor[stored.sensorID] else { continue }
+                    // The newest, and of two at one instant the later.
+                    var newest: Reading?
+                    for reading in stored.readings where newest == nil || reading.timestamp >= newest!.timestamp {
+                        newest = reading
+                    }
+                    for id in ids {
+                        guard var entry = table.entries[id] else { continue }
+                        entry.lastSeen = now
+                        if let newest, let (status, notice) = AlertJudge.judge(
+                            entry.rule, entry.status, reading: newest.value, at: newest.timestamp.milliseconds, now: now) {
+                            entry.status = status
+                            changes.append(Change(id: id, status: status, notice: notice))
+                        }
+                        table.entries[id] = entry
+                    }
+                }
+            }
+        }
+        save(changes, at: now)
+    }
+
+    private func run() {
+        while running.load(ordering: .acquiring) {
+            tick()
+            _ = wake.wait(timeout: .now() + interval)
+        }
+        finished.signal()
+    }
+
+    /// Silences, pending rules whose `for` has run out, repeats.
+    private func tick() {
+        let now = Timestamp.now().milliseconds
+        var changes: [Change] = []
+        table.withLock { table in
+            for (id, entry) in table.entries {
+                guard let (status, notice) = AlertJudge.tick(entry.rule, entry.status, lastSeen: entry.lastSeen, now: now)
+                else { continue }
+                table.entries[id]!.status = status
+                changes.append(Change(id: id, status: status, notice: notice))
+            }
+        }
+        save(changes, at: now)
+    }
+
+    /// Stores the changes (and their notifications) in the next group commit,
+    /// without waiting: this runs on the writer thread too.
+    private func save(_ changes: [Change], at now: Int64) {
+        guard !changes.isEmpty else { return }
+        store.groupCommit.submit({ db in
+            var saved = Saved(queued: 0, gone: [])
+            for change in changes {
+                let queued = try SenseiStore.saveAlertStatus(id: change.id, change.status, notice: change.notice,
+                                                             at: now, in: db)
+                if queued < 0 { saved.gone.append(change.id) } else { saved.queued += queued }
+            }
+            return saved
+        }) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let saved as Saved):
+                if !saved.gone.isEmpty {
+                    table.withLock { table in
+                        for id in saved.gone { table.entries[id] = nil }
+                        reindex(&table)
+                    }
+                }
+                if saved.queued > 0 { queued() }
+            case .success:
+                break
+            case .failure(let error):
+                logger.error("storing alert states failed: \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import SenseiModels
+
+/// The notification a transition sends: the webhook's JSON body of DESIGN.md
+/// ("Alerts (v1.1)"), built once, when the transition is stored, and kept in
+/// the outbox as it is; ntfy's plain-text form is derived from it at sending.
+struct AlertPayload {
+    /// What a notification needs to know of the rule's sensor.
+    struct SensorInfo {
+        var id: Int64
+        var code: String
+        var name: String
+        var units: String
+    }
+
+    static func json(ruleID: Int64, rule: AlertRule, sensor: SensorInfo, notice: AlertJudge.Notice,
+                     status: AlertStatus, at now: Int64) -> String {
+        var writer = JSONWriter(capacity: 512)
+        writer.beginObject()
+        writer.key("alert")
+        writer.beginObject()
+        writer.key("id")
+        writer.int(ruleID)
+        writer.key("name")
+        writer.string(rule.name)
+        writer.endObject()
+        writer.key("sensor")
+        writer.beginObject()
+        writer.key("id")
+        writer.int(sensor.id)
+        writer.key("code")
+        writer.string(sensor.code)
+        writer.key("name")
+        writer.string(sensor.name)
+        writer.key("units")
+        writer.string(sensor.units)
+        writer.endObject()
+        writer.key("state")
+        writer.string(notice == .resolved ? "resolved" : "firing")
+        writer.key("condition")
+        writer.string(rule.condition.rawValue)
+        writer.key("threshold")
+        if let threshold = rule.threshold { writer.number(threshold) } else { writer.null() }
+        writer.key("value")
+        if let value = status.value { writer.number(value) } else { writer.null() }
+        writer.key("at")
+        writer.timestamp(Timestamp(milliseconds: now))
+        writer.key("message")
+        writer.string(message(rule: rule, sensor: sensor, notice: notice, value: status.value))
+        writer.endObject()
+        return writer.string
+    }
+
+    /// One line for a person: "Freezer too warm: Freezer is -8.5 °C, above -10 °C".
+    static func message(rule: AlertRule, sensor: SensorInfo, notice: AlertJudge.Notice, value: Double?) -> String {
+        func quantity(_ number: Double) -> String {
+            sensor.units.isEmpty ? formatNumber(number) : "\(formatNumber(number)) \(sensor.units)"
+        }
+        let lead = switch notice {
+        case .firing: rule.name
+        case .reminder: "\(rule.name) (still firing)"
+        case .resolved: "\(rule.name) resolved"
+        }
+        switch (rule.condition, notice) {
+        case (.silent, .resolved):
+            return "\(lead): \(sensor.name) reported again" + (value.map { ", \(quantity($0))" } ?? "")
+        case (.silent, _):
+            return "\(lead): no reading from \(sensor.name) for \(duration(rule.forSeconds))"
+        case (_, .resolved):
+            return "\(lead): \(sensor.name) is \(value.map(quantity) ?? "back")"
+        default:
+            let side = rule.condition == .above ? "above" : "below"
+            let threshold = rule.threshold.map(quantity) ?? ""
+            return "\(lead): \(sensor.name) is \(value.map(quantity) ?? "unknown"), \(side) \(threshold)"
+        }
+    }
+
+    /// "45s", "5m", "1h30m", "2d".
+    static func duration(_ seconds: Int) -> String {
+        var parts: [String] = []
+        var rest = seconds
+        for (unit, size) in [("d", 86_400), ("h", 3_600), ("m", 60)] where rest >= size {
+            parts.append("\(rest / size)\(unit)")
+            rest %= size
+        }
+        if rest > 0 || parts.isEmpty { parts.append("\(rest)s") }
+        return parts.joined()
+    }
+}

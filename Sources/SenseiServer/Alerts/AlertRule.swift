@@ -1,0 +1,114 @@
+import SenseiModels
+
+/// What an alert rule watches for.
+public enum AlertCondition: String, Sendable, CaseIterable {
+    /// A reading above the threshold.
+    case above
+    /// A reading below the threshold.
+    case below
+    /// No reading for `for` seconds.
+    case silent
+}
+
+/// Where a rule stands: `pending` while its condition holds but not yet for
+/// `for` seconds (Prometheus' pending state), `firing` once it has.
+public enum AlertState: String, Sendable {
+    case ok, pending, firing
+}
+
+/// A rule as a person wrote it (DESIGN.md, "Alerts (v1.1)").
+public struct AlertRule: Sendable, Equatable {
+    public var name: String
+    public var sensorID: Int64
+    public var condition: AlertCondition
+    /// nil for `silent`, required for the others.
+    public var threshold: Double?
+    /// Seconds the condition must hold before firing; the silence for `silent`.
+    public var forSeconds: Int
+    /// How far back past the threshold a value must be to resolve a firing rule.
+    public var hysteresis: Double
+    /// Seconds between notifications while firing; nil: only once.
+    public var repeatSeconds: Int?
+    /// Webhook URLs, and `ntfy:`-prefixed ntfy topic URLs.
+    public var notify: [String]
+
+    public init(name: String, sensorID: Int64, condition: AlertCondition, threshold: Double?, forSeconds: Int = 0,
+                hysteresis: Double = 0, repeatSeconds: Int? = nil, notify: [String]) {
+        self.name = name
+        self.sensorID = sensorID
+        self.condition = condition
+        self.threshold = threshold
+        self.forSeconds = forSeconds
+        self.hysteresis = hysteresis
+        self.repeatSeconds = repeatSeconds
+        self.notify = notify
+    }
+
+    /// Whether a change from `old` to this rule changes what it judges, so
+    /// that its state starts again from `ok`.
+    func judgesDifferently(from old: AlertRule) -> Bool {
+        sensorID != old.sensorID || condition != old.condition || threshold != old.threshold
+            || forSeconds != old.forSeconds || hysteresis != old.hysteresis
+    }
+}
+
+/// A rule's state and what the evaluator needs to carry it on after a restart.
+/// Times are milliseconds since the epoch, on the server's clock.
+public struct AlertStatus: Sendable, Equatable {
+    public var state: AlertState
+    /// When it entered `state`.
+    public var since: Int64
+    /// The reading that moved it there, or nil (a silence).
+    public var value: Double?
+    /// The timestamp of the newest reading judged: an older one arriving
+    /// later (a device catching up) does not move the state back.
+    public var judgedTimestamp: Int64?
+    /// When the last notification was queued, for `repeat`.
+    public var notifiedAt: Int64?
+
+    public static func fresh(at now: Int64, judgedTimestamp: Int64?) -> AlertStatus {
+        AlertStatus(state: .ok, since: now, value: nil, judgedTimestamp: judgedTimestamp, notifiedAt: nil)
+    }
+}
+
+/// A stored rule, as `GET /alerts` serves it.
+public struct StoredAlert: Sendable, Equatable {
+    public var id: Int64
+    public var rule: AlertRule
+    public var status: AlertStatus
+    /// The sensor's code, which the rule is served with.
+    public var sensorCode: String
+}
+
+extension StoredAlert: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("id")
+        writer.int(id)
+        writer.key("name")
+        writer.string(rule.name)
+        writer.key("sensor")
+        writer.string(sensorCode)
+        writer.key("condition")
+        writer.string(rule.condition.rawValue)
+        writer.key("threshold")
+        if let threshold = rule.threshold { writer.number(threshold) } else { writer.null() }
+        writer.key("for")
+        writer.int(rule.forSeconds)
+        writer.key("hysteresis")
+        writer.number(rule.hysteresis)
+        writer.key("repeat")
+        if let repeatSeconds = rule.repeatSeconds { writer.int(repeatSeconds) } else { writer.null() }
+        writer.key("notify")
+        writer.beginArray()
+        for url in rule.notify { writer.string(url) }
+        writer.endArray()
+        writer.key("state")
+        writer.string(status.state.rawValue)
+        writer.key("since")
+        writer.timestamp(Timestamp(milliseconds: status.since))
+        writer.key("value")
+        if let value = status.value { writer.number(value) } else { writer.null() }
+        writer.endObject()
+    }
+}

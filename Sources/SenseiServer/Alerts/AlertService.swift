@@ -1,0 +1,55 @@
+import Foundation
+import Logging
+import Prometheus
+
+/// Alerts as one part of the server: the evaluator (rules and their state)
+/// and the sender (the outbox), started after the store and stopped before it.
+public final class AlertService: Sendable {
+    public struct Configuration: Sendable {
+        /// Seconds between checks of silences, `for` deadlines and repeats.
+        public var tickInterval: TimeInterval = 1
+        /// Each delivery's timeout.
+        public var deliveryTimeout: TimeInterval = 10
+        /// The first retry's delay, doubling up to `maximumBackoff`.
+        public var retryBackoff: TimeInterval = 5
+        public var maximumBackoff: TimeInterval = 600
+        public var maxAttempts = 150
+
+        public init() {}
+    }
+
+    let evaluator: AlertEvaluator
+    let sender: AlertSender
+    let metrics: AlertMetrics
+    private let store: SenseiStore
+
+    init(store: SenseiStore, configuration: Configuration, registry: PrometheusCollectorRegistry, logger: Logger) {
+        self.store = store
+        metrics = AlertMetrics(registry: registry)
+        var senderConfiguration = AlertSender.Configuration()
+        senderConfiguration.timeout = configuration.deliveryTimeout
+        senderConfiguration.backoff = configuration.retryBackoff
+        senderConfiguration.maximumBackoff = configuration.maximumBackoff
+        senderConfiguration.maxAttempts = configuration.maxAttempts
+        let sender = AlertSender(store: store, configuration: senderConfiguration, metrics: metrics, logger: logger)
+        self.sender = sender
+        evaluator = AlertEvaluator(store: store, interval: configuration.tickInterval, logger: logger) {
+            sender.notify()
+        }
+    }
+
+    func start() throws {
+        sender.start()
+        try evaluator.start()
+    }
+
+    func stop() {
+        evaluator.stop()
+        sender.stop()
+    }
+
+    /// Reads the alert levels into the registry before `/metrics` is written.
+    func updateMetrics() throws {
+        try metrics.update(evaluator: evaluator, store: store)
+    }
+}

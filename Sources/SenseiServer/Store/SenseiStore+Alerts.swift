@@ -1,0 +1,169 @@
+import GRDB
+import SenseiModels
+
+/// Alert rules, their persisted state and the notification outbox.
+extension SenseiStore {
+    private static let alertColumns = """
+        a.id, a.name, a.sensor_id, a.condition, a.threshold, a.for_seconds, a.hysteresis, a.repeat_seconds,
+        a.notify, a.state, a.since, a.value, a.judged_ts, a.notified_at, s.code
+        """
+
+    private static func alert(from row: Row) -> StoredAlert {
+        let notify = (try? JSONParser.parse(row[8] as String))?.arrayValue?.compactMap(\.stringValue) ?? []
+        let rule = AlertRule(
+            name: row[1], sensorID: row[2], condition: AlertCondition(rawValue: row[3]) ?? .above,
+            threshold: row[4], forSeconds: row[5], hysteresis: row[6], repeatSeconds: row[7], notify: notify)
+        let status = AlertStatus(state: AlertState(rawValue: row[9]) ?? .ok, since: row[10], value: row[11],
+                                 judgedTimestamp: row[12], notifiedAt: row[13])
+        return StoredAlert(id: row[0], rule: rule, status: status, sensorCode: row[14])
+    }
+
+    /// Every rule, oldest first.
+    public func alerts() throws -> [StoredAlert] {
+        try pool.read { db in try Self.fetchAlerts(in: db) }
+    }
+
+    static func fetchAlerts(in db: Database) throws -> [StoredAlert] {
+        try Row.fetchAll(db, sql: """
+            SELECT \(alertColumns) FROM alert_rules a JOIN sensors s ON s.id = a.sensor_id ORDER BY a.id
+            """).map(alert(from:))
+    }
+
+    public func alert(id: Int64) throws -> StoredAlert? {
+        try pool.read { db in try Self.fetchAlert(id: id, in: db) }
+    }
+
+    private static func fetchAlert(id: Int64, in db: Database) throws -> StoredAlert? {
+        try Row.fetchOne(db, sql: """
+            SELECT \(alertColumns) FROM alert_rules a JOIN sensors s ON s.id = a.sensor_id WHERE a.id = ?
+            """, arguments: [id]).map(alert(from:))
+    }
+
+    /// Stores a new rule, `ok`. It judges readings newer than the sensor's
+    /// newest now: those already stored are history, not news.
+    public func createAlert(_ rule: AlertRule, at now: Timestamp = .now()) throws -> StoredAlert {
+        try groupCommit.write { db in
+            guard let sensor = try Self.fetchSensor(.id(rule.sensorID), in: db) else {
+                throw StoreError.sensorNotFound(.id(rule.sensorID))
+            }
+            let status = AlertStatus.fresh(at: now.milliseconds, judgedTimestamp: sensor.latest?.timestamp.milliseconds)
+            try db.execute(sql: """
+                INSERT INTO alert_rules (name, sensor_id, condition, threshold, for_seconds, hysteresis,
+                    repeat_seconds, notify, state, since, value, judged_ts, notified_at, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: Self.ruleArguments(rule) + Self.statusArguments(status) + [now.milliseconds])
+            return try Self.fetchAlert(id: db.lastInsertedRowID, in: db)!
+        }
+    }
+
+    /// Changes a rule with `change`, which sees it as stored; nil if there is
+    /// no such rule. A change to what it judges starts it again from `ok`.
+    public func updateAlert(id: Int64, at now: Timestamp = .now(),
+                            _ change: @escaping @Sendable (AlertRule) throws -> AlertRule) throws -> StoredAlert? {
+        try groupCommit.write { db in
+            guard let old = try Self.fetchAlert(id: id, in: db) else { return nil }
+            let rule = try change(old.rule)
+            var status = old.status
+            if rule.judgesDifferently(from: old.rule) {
+                let latest = try Self.fetchSensor(.id(rule.sensorID), in: db)?.latest
+                status = .fresh(at: now.milliseconds, judgedTimestamp: latest?.timestamp.milliseconds)
+            }
+            try db.execute(sql: """
+                UPDATE alert_rules SET name = ?, sensor_id = ?, condition = ?, threshold = ?, for_seconds = ?,
+                    hysteresis = ?, repeat_seconds = ?, notify = ?, state = ?, since = ?, value = ?, judged_ts = ?,
+                    notified_at = ?
+                WHERE id = ?
+                """, arguments: Self.ruleArguments(rule) + Self.statusArguments(status) + [id])
+            return try Self.fetchAlert(id: id, in: db)
+        }
+    }
+
+    /// Deletes a rule; false if there was none. Its undelivered notifications stay and go out.
+    public func deleteAlert(id: Int64) throws -> Bool {
+        try groupCommit.write { db in
+            try db.execute(sql: "DELETE FROM alert_rules WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    private static func ruleArguments(_ rule: AlertRule) -> StatementArguments {
+        var notify = JSONWriter()
+        notify.value(.array(rule.notify.map(JSONValue.string)))
+        return [rule.name, rule.sensorID, rule.condition.rawValue, rule.threshold, rule.forSeconds,
+                rule.hysteresis, rule.repeatSeconds, notify.string]
+    }
+
+    private static func statusArguments(_ status: AlertStatus) -> StatementArguments {
+        [status.state.rawValue, status.since, status.value, status.judgedTimestamp, status.notifiedAt]
+    }
+
+    /// Stores a rule's new status and, in the same transaction, one outbox
+    /// entry per notify URL when a person is to be told. Returns how many
+    /// entries it queued, or -1 if the rule is gone (deleted meanwhile, or
+    /// with its sensor).
+    static func saveAlertStatus(id: Int64, _ status: AlertStatus, notice: AlertJudge.Notice?, at now: Int64,
+                                in db: Database) throws -> Int {
+        try db.execute(sql: """
+            UPDATE alert_rules SET state = ?, since = ?, value = ?, judged_ts = ?, notified_at = ? WHERE id = ?
+            """, arguments: statusArguments(status) + [id])
+        guard db.changesCount > 0 else { return -1 }
+        guard let notice, let stored = try fetchAlert(id: id, in: db),
+              let sensor = try fetchSensor(.id(stored.rule.sensorID), in: db) else { return 0 }
+        let info = AlertPayload.SensorInfo(id: sensor.id, code: sensor.code, name: sensor.name, units: sensor.units)
+        let payload = AlertPayload.json(ruleID: id, rule: stored.rule, sensor: info, notice: notice,
+                                        status: status, at: now)
+        for url in stored.rule.notify {
+            try db.execute(sql: """
+                INSERT INTO alert_outbox (rule_id, url, payload, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?)
+                """, arguments: [id, url, payload, now, now])
+        }
+        return stored.rule.notify.count
+    }
+}
+
+/// A notification waiting in the outbox.
+struct OutboxEntry: Sendable, Equatable {
+    var id: Int64
+    var url: String
+    var payload: String
+    var attempts: Int
+    var nextAttemptAt: Int64
+}
+
+extension SenseiStore {
+    /// Notifications still to deliver, oldest first.
+    func pendingNotifications() throws -> [OutboxEntry] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT id, url, payload, attempts, next_attempt_at FROM alert_outbox WHERE failed_at IS NULL ORDER BY id
+                """).map { OutboxEntry(id: $0[0], url: $0[1], payload: $0[2], attempts: $0[3], nextAttemptAt: $0[4]) }
+        }
+    }
+
+    /// The receiver took it: it leaves the outbox.
+    func notificationDelivered(id: Int64) throws {
+        try groupCommit.write { db in try db.execute(sql: "DELETE FROM alert_outbox WHERE id = ?", arguments: [id]) }
+    }
+
+    /// An attempt failed: try again at `retryAt`, or never (nil) once the retries are spent.
+    func notificationAttemptFailed(id: Int64, error: String, retryAt: Int64?, at now: Int64) throws {
+        try groupCommit.write { db in
+            try db.execute(sql: """
+                UPDATE alert_outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = coalesce(?, next_attempt_at),
+                    failed_at = CASE WHEN ? IS NULL THEN ? END
+                WHERE id = ?
+                """, arguments: [String(error.prefix(500)), retryAt, retryAt, now, id])
+        }
+    }
+
+    /// Outbox entries waiting to go out, and those given up on.
+    func outboxCounts() throws -> (pending: Int, failed: Int) {
+        try pool.read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT count(*) FILTER (WHERE failed_at IS NULL), count(*) FILTER (WHERE failed_at IS NOT NULL)
+                FROM alert_outbox
+                """)
+            return (row?[0] ?? 0, row?[1] ?? 0)
+        }
+    }
+}
