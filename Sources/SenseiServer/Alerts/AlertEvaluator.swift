@@ -49,6 +49,8 @@ final class AlertEvaluator: Sendable {
     /// Rules in `table`: the one thing a commit reads when there are none.
     private let watched = Atomic<Int>(0)
     private let running = Atomic<Bool>(false)
+    /// Batches of changes submitted and not yet committed.
+    private let unsaved = Atomic<Int>(0)
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     /// Called once notifications are committed to the outbox.
@@ -119,6 +121,10 @@ final class AlertEvaluator: Sendable {
     func status(of id: Int64) -> AlertStatus? {
         table.withLock { $0.entries[id]?.status }
     }
+
+    /// Changes decided and not yet committed (with their notifications):
+    /// zero means the outbox holds every notification decided so far.
+    var savesInFlight: Int { unsaved.load(ordering: .acquiring) }
 
     /// Rules by state, for `/metrics`.
     func countsByState() -> [AlertState: Int] {
@@ -206,6 +212,7 @@ final class AlertEvaluator: Sendable {
     /// without waiting: this runs on the writer thread too.
     private func save(_ changes: [Change], at now: Int64) {
         guard !changes.isEmpty else { return }
+        unsaved.add(1, ordering: .releasing)
         store.groupCommit.submit({ db in
             var saved = Saved(queued: 0, gone: [])
             for change in changes {
@@ -216,6 +223,7 @@ final class AlertEvaluator: Sendable {
             return saved
         }) { [weak self] result in
             guard let self else { return }
+            defer { unsaved.subtract(1, ordering: .releasing) }
             switch result {
             case .success(let saved as Saved):
                 if !saved.gone.isEmpty {
