@@ -92,6 +92,13 @@ extension Fixture {
     }
 
     /// A model showing the detail of the first sensor, loaded.
+    /// The status bar of `model` as text, `width` cells wide (the model's by default).
+    static func statusBar(_ model: AppModel, width: Int? = nil) -> String {
+        var grid = CellGrid(width: width ?? model.width, height: 1)
+        StatusBar.render(model, into: &grid, area: grid.bounds)
+        return grid.lines[0]
+    }
+
     static func detailModel(width: Int = 80, height: Int = 24, range: TimeRange = .day,
                             summary: SensorSummary = temperature, charset: Charset = .unicode) -> AppModel {
         var model = self.model(width: width, height: height, sensors: [summary] + summaries.filter { $0.id != summary.id },

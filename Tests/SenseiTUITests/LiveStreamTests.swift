@@ -76,6 +76,42 @@ import Testing
         }
     }
 
+    @Test func dashboardFeedKeepsLiveReadingsAndReconnectsAfterARestart() async throws {
+        try await withScratch { scratch in
+            let cache = try scratch.openCache()
+            let collector = MessageCollector()
+            var port = 0
+            var feed: LiveFeed?
+            defer { feed?.stop() }
+            try await withLiveServer(dataDirectory: scratch.serverData) { server in
+                port = server.port
+                try server.post("porch", [(1_736_424_000_000, 1)])
+                _ = try await Syncer(client: server.client(), cache: cache).sync()
+                let id = try #require(try cache.sensor(code: "porch")?.id)
+                feed = LiveFeed(client: server.client(), cache: cache, maxBackoff: .milliseconds(200),
+                                deliver: collector.deliver)
+                feed?.start()
+                _ = try await collector.take { if case .liveOpened = $0 { true } else { nil } }
+                try server.post("porch", [(1_736_424_060_000, 2.5)])
+                let stored = try await collector.take { msg -> Set<Int64>? in
+                    if case .liveReadings(let ids, false) = msg { ids } else { nil }
+                }
+                #expect(stored == [id])
+                #expect(try cache.newestTimestamp(sensorId: id)?.milliseconds == 1_736_424_060_000)
+                #expect(try cache.sensor(id: id)?.latest?.value == 2.5)
+                // A sensor the cache does not know yet: left to the sync.
+                try server.post("garage", [(1_736_424_060_000, 5)])
+                _ = try await collector.take { if case .liveReadings([], true) = $0 { true } else { nil } }
+            }
+            _ = try await collector.take { if case .liveDropped = $0 { true } else { nil } }
+            try await withLiveServer(dataDirectory: scratch.serverData, port: port) { server in
+                _ = try await collector.take { if case .liveOpened = $0 { true } else { nil } }
+                try server.post("porch", [(1_736_424_120_000, 3)])
+                _ = try await collector.take { if case .liveReadings(let ids, false) = $0, !ids.isEmpty { true } else { nil } }
+            }
+        }
+    }
+
     @Test func watchLineFormat() {
         let live = LiveReading(sensorId: 1, code: "freezer", reading: Reading(timestamp: Timestamp(milliseconds: 1_736_424_000_250), value: -18.5))
         #expect(WatchCommand.line(live, units: "°C") == "2025-01-09T12:00:00.250Z freezer -18.5 °C")

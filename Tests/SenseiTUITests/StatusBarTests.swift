@@ -3,11 +3,7 @@ import SenseiModels
 @testable import SenseiTUI
 
 @Suite struct StatusBarTests {
-    func bar(_ model: AppModel, width: Int? = nil) -> String {
-        var grid = CellGrid(width: width ?? model.width, height: 1)
-        StatusBar.render(model, into: &grid, area: grid.bounds)
-        return grid.lines[0]
-    }
+    func bar(_ model: AppModel, width: Int? = nil) -> String { Fixture.statusBar(model, width: width) }
 
     @Test func onlineWithTheLastSyncAndHintsThatFit() {
         // The full list hints (55 cells) do not fit beside the 25-cell state

@@ -39,7 +39,22 @@ public struct AppModel: Hashable, Sendable {
     public var range: TimeRange = .day
     public var detail: DetailState?
 
+    /// The server's live stream, while online.
+    public enum Live: Hashable, Sendable {
+        /// Not opened yet (or no server).
+        case off
+        /// Readings arrive as they commit.
+        case streaming
+        /// The stream dropped (why); periodic syncs carry on until it is back.
+        case dropped(String)
+    }
+
     public var connection: Connection = .connecting
+    public var live: Live = .off
+    /// Live readings came while the list or detail was being reloaded for
+    /// earlier ones: reload again once that is done.
+    var liveReloadPending = false
+    var liveReloadInFlight = false
     public var lastSync: Timestamp?
     /// When the last sync started, or ended once it has: auto-refresh counts
     /// from here, so a slow sync is not followed at once by the next.
@@ -75,7 +90,7 @@ public struct AppModel: Hashable, Sendable {
 
     /// What the runtime runs first: read the cache, then sync (when configured).
     public mutating func start() -> [Command] {
-        serverName == nil ? [.loadSensors] : [.loadSensors] + requestSync()
+        serverName == nil ? [.loadSensors] : [.loadSensors, .startLive] + requestSync()
     }
 
     /// A sync, unless one is already running.

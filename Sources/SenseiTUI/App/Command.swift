@@ -13,6 +13,9 @@ public enum Command: Hashable, Sendable {
     case loadReadings(sensorId: Int64, range: TimeRange, before: Timestamp, limit: Int)
     /// Keep the user's order of the sensors (ids, top first) in the cache.
     case saveOrder([Int64])
+    /// Follow the server's live stream from now on (`LiveFeed`); answers
+    /// `.liveOpened`, `.liveReadings` and `.liveDropped` as they happen.
+    case startLive
     /// Restore the terminal and exit.
     case quit
 }

@@ -19,6 +19,13 @@ public enum Msg: Hashable, Sendable {
     case syncFailed(SyncFailure, at: Timestamp)
     /// Reading or writing the cache failed.
     case cacheFailed(String)
+    /// The server's live stream opened: readings now arrive as they commit.
+    case liveOpened(at: Timestamp)
+    /// The live stream pushed readings, now in the cache; `unknownSensor`:
+    /// some were of a sensor the cache does not know yet (a sync brings it).
+    case liveReadings(sensorIds: Set<Int64>, unknownSensor: Bool)
+    /// The live stream ended or could not open, and why; it is retried.
+    case liveDropped(String, at: Timestamp)
     /// SIGINT or SIGTERM.
     case interrupted
 }

@@ -24,7 +24,12 @@ extension AppModel {
             now = max(now, time)
             return syncIfDue()
         case .sensorsLoaded(let incoming):
-            return receive(incoming)
+            var commands = receive(incoming)
+            if liveReloadInFlight {
+                liveReloadInFlight = false
+                if liveReloadPending { commands += reloadForLive() }
+            }
+            return commands
         case .detailLoaded(let data):
             guard var state = detail, state.sensorId == data.sensor.id, data.range == range else { return [] }
             state.data = data
@@ -69,9 +74,33 @@ extension AppModel {
         case .cacheFailed(let message):
             errorMessage = "cache: \(message)"
             return []
+        case .liveOpened(let time):
+            now = max(now, time)
+            live = .streaming
+            // What committed while the stream was down.
+            return requestSync()
+        case .liveReadings(_, let unknownSensor):
+            var commands: [Command] = []
+            if liveReloadInFlight { liveReloadPending = true } else { commands = reloadForLive() }
+            if unknownSensor { commands += requestSync() }
+            return commands
+        case .liveDropped(let reason, let time):
+            now = max(now, time)
+            live = .dropped(reason)
+            return []
         case .interrupted:
             return [.quit]
         }
+    }
+
+    /// The list, and the detail on screen, read again after live readings:
+    /// one reload at a time, however fast they come.
+    mutating func reloadForLive() -> [Command] {
+        liveReloadPending = false
+        liveReloadInFlight = true
+        var commands: [Command] = [.loadSensors]
+        if let detail { commands.append(.loadDetail(sensorId: detail.sensorId, range: range)) }
+        return commands
     }
 
     /// Auto-refresh: every `refreshInterval`, or `offlineRetryInterval` while offline.

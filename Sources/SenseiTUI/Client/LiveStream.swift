@@ -52,6 +52,14 @@ extension APIClient {
                 continuation.finish(throwing: error)
                 return
             }
+            if let url = request.url, url.scheme == "http", let host = url.host,
+               let components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+                var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+                if let query = components.percentEncodedQuery { target += "?" + query }
+                EventStreamSocket.start(host: host, port: url.port ?? 80, target: target, token: token,
+                                        silence: silence, continuation: continuation)
+                return
+            }
             let reader = EventStreamDelegate(continuation: continuation)
             let configuration = URLSessionConfiguration.ephemeral
             configuration.timeoutIntervalForRequest = max(1, silence)
@@ -75,6 +83,7 @@ private final class EventStreamDelegate: NSObject, URLSessionDataDelegate, @unch
     private let continuation: AsyncThrowingStream<LiveEvent, any Error>.Continuation
     /// Touched only on the session's serial delegate queue.
     private var buffer: [UInt8] = []
+    private var parser = EventParser()
     private var status = 0
 
     init(continuation: AsyncThrowingStream<LiveEvent, any Error>.Continuation) {
@@ -91,16 +100,7 @@ private final class EventStreamDelegate: NSObject, URLSessionDataDelegate, @unch
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         buffer.append(contentsOf: data)
         guard status == 200 else { return }
-        while let end = Self.eventEnd(in: buffer) {
-            let event = Array(buffer[..<end.lowerBound])
-            buffer.removeFirst(end.upperBound)
-            for line in event.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("data:".utf8)) {
-                let payload = line.dropFirst(5).drop { $0 == UInt8(ascii: " ") }
-                if let json = try? JSONParser.parse(Array(payload)), let reading = try? LiveReading(json: json) {
-                    continuation.yield(.reading(reading))
-                }
-            }
-        }
+        for event in parser.take(&buffer) { continuation.yield(event) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -111,16 +111,6 @@ private final class EventStreamDelegate: NSObject, URLSessionDataDelegate, @unch
             continuation.finish(throwing: APIClient.failure(status: status, body: buffer))
         } else {
             continuation.finish()
-        }
-    }
-
-    /// The first blank line (`\n\n`, or `\r\n\r\n`) ending an event.
-    private static func eventEnd(in bytes: [UInt8]) -> Range<Int>? {
-        let lf = bytes.firstRange(of: [10, 10])
-        let crlf = bytes.firstRange(of: [13, 10, 13, 10])
-        switch (lf, crlf) {
-        case let (a?, b?): return a.lowerBound < b.lowerBound ? a : b
-        case let (a, b): return a ?? b
         }
     }
 }

@@ -30,6 +30,7 @@ struct DashboardCommand: ParsableCommand {
         defer { terminal.close() }
         let inbox = Inbox()
         let runner = CommandRunner(cache: cache, syncer: syncer, deliver: inbox.post)
+        defer { runner.stopLive() }
         DashboardLoop(terminal: terminal, inbox: inbox, serverName: config.serverName, refreshSeconds: refresh)
             .run(perform: runner.run)
     }

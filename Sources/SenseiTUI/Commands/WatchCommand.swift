@@ -19,6 +19,15 @@ struct WatchCommand: ParsableCommand {
     @Argument(help: "Sensor codes (or ids); none: every sensor.") var codes: [String] = []
 
     func run() throws {
+        // Ends on Ctrl-C or SIGTERM even when started with them ignored or
+        // blocked (both are inherited across exec: a parent's choice, not ours).
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+        var ending = sigset_t()
+        sigemptyset(&ending)
+        sigaddset(&ending, SIGINT)
+        sigaddset(&ending, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &ending, nil)
         let config = try connection.resolve()
         guard let url = URL(string: config.url) else { throw ValidationError(ConfigError.invalidURL(config.url).description) }
         let client = APIClient(baseURL: url, token: config.token)

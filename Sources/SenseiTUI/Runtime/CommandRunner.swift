@@ -1,5 +1,6 @@
 import Dispatch
 import SenseiModels
+import Synchronization
 
 /// Runs the I/O `Command`s `update` returns (all but `.quit`, which is the
 /// runtime's) and answers each with a `Msg` through `deliver`, on another
@@ -12,6 +13,8 @@ public final class CommandRunner: Sendable {
     public let cache: SensorCache
     /// nil when no server is configured: `.sync` then does nothing.
     public let syncer: Syncer?
+    /// The live stream's follower, made from the syncer's client on `.startLive`.
+    private let live = Mutex<LiveFeed?>(nil)
     private let deliver: @Sendable (Msg) -> Void
     private let now: @Sendable () -> Timestamp
     private let queue = DispatchQueue(label: "sensei.cache-commands")
@@ -67,9 +70,20 @@ public final class CommandRunner: Sendable {
                 try cache.saveOrder(ids)
                 return nil
             }
+        case .startLive:
+            guard let syncer else { return }
+            live.withLock { feed in
+                if feed == nil { feed = LiveFeed(client: syncer.client, cache: cache, now: now, deliver: deliver) }
+                feed?.start()
+            }
         case .quit:
             break
         }
+    }
+
+    /// Stops following the live stream (at exit).
+    public func stopLive() {
+        live.withLock { $0?.stop() }
     }
 
     /// Runs `body` on the serial queue and delivers its answer, or the failure.

@@ -9,6 +9,7 @@ public enum StatusBar {
         grid.fill(row)
         let glyphs = model.charset.glyphs
         var parts: [(String, CellStyle)] = [connection(model)]
+        if let note = liveNote(model) { parts.append(note) }
         if let error = model.errorMessage {
             parts.append((model.charset.displayable(error), CellStyle(bold: true, role: .error)))
         } else {
@@ -40,6 +41,19 @@ public enum StatusBar {
             return ("\(model.charset.glyphs.bullet) online", CellStyle(role: .ok))
         case .offline(let since):
             return ("offline since " + moment(since, model: model), CellStyle(bold: true, role: .warning))
+        }
+    }
+
+    /// Online: `live` while the stream follows the server, else the
+    /// periodic sync stands in for it and the bar says so.
+    static func liveNote(_ model: AppModel) -> (String, CellStyle)? {
+        guard case .online = model.connection else { return nil }
+        switch model.live {
+        case .off: return nil
+        case .streaming: return ("live", CellStyle(bold: true, role: .ok))
+        case .dropped:
+            return ("not live, syncing every " + Format.duration(milliseconds: model.refreshInterval),
+                    CellStyle(role: .warning))
         }
     }
 
