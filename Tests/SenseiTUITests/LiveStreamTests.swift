@@ -124,8 +124,9 @@ final class Lines: Sendable {
     let value = Mutex<[String]>([])
 }
 
-/// Polls `condition` every 50 ms for up to `seconds`; fails the test if it never holds.
-func waitFor(_ seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
+/// Polls `condition` every 50 ms for up to `seconds` (generous: on two loaded cores the
+/// concurrency pool can be held for seconds); fails the test if it never holds.
+func waitFor(_ seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation,
              _ condition: () async throws -> Bool) async throws {
     let deadline = Date().addingTimeInterval(seconds)
     while try await !condition() {
