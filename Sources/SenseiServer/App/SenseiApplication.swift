@@ -21,6 +21,8 @@ public final class SenseiApplication: Sendable {
         public var maxSensors = SenseiStore.defaultMaxSensors
         /// Alert evaluation and delivery timings (the tests shorten them).
         public var alerts = AlertService.Configuration()
+        /// `--mqtt`: subscribe to a broker; nil: no MQTT.
+        public var mqtt: MQTTSettings?
 
         public init() {}
 
@@ -42,6 +44,7 @@ public final class SenseiApplication: Sendable {
     private let compactor: Compactor
     let alerts: AlertService
     private let directoryLock: DataDirectoryLock
+    private let mqttSubscriber: MQTTSubscriber?
 
     public init(configuration: Configuration, logger: Logger) throws {
         self.configuration = configuration
@@ -55,7 +58,13 @@ public final class SenseiApplication: Sendable {
         metrics.observeCommits(of: store)
         streams = ReadingStreams(configuration: configuration.streams, store: store)
         alerts = AlertService(store: store, configuration: configuration.alerts, registry: metrics.registry, logger: logger)
-        router = Self.routes(store: store, metrics: metrics, streams: streams, alerts: alerts)
+        if let settings = configuration.mqtt {
+            mqttSubscriber = MQTTSubscriber(settings: settings, sink: StoreMQTTSink(store: store),
+                                            metrics: MQTTMetrics(registry: metrics.registry), logger: logger)
+        } else {
+            mqttSubscriber = nil
+        }
+        router = Self.routes(store: store, metrics: metrics, streams: streams, alerts: alerts, mqtt: mqttSubscriber)
         retentionSweeper = RetentionSweeper(store: store, interval: configuration.retentionSweepInterval, logger: logger)
         compactor = Compactor(store: store, interval: configuration.compactionInterval, logger: logger)
         let router = router
@@ -68,9 +77,9 @@ public final class SenseiApplication: Sendable {
     }
 
     static func routes(store: SenseiStore, metrics: ServerMetrics, streams: ReadingStreams,
-                       alerts: AlertService) -> Router {
+                       alerts: AlertService, mqtt: MQTTSubscriber? = nil) -> Router {
         var router = Router()
-        HealthRoutes().addRoutes(to: &router)
+        HealthRoutes(mqtt: mqtt).addRoutes(to: &router)
         SensorRoutes(store: store).addRoutes(to: &router)
         ReadingRoutes(store: store, metrics: metrics).addRoutes(to: &router)
         LegacyRoutes(store: store, metrics: metrics).addRoutes(to: &router)
@@ -90,12 +99,16 @@ public final class SenseiApplication: Sendable {
         try http.start()
         retentionSweeper.start()
         compactor.start()
+        // After HTTP: a broker down or slow never keeps the server from serving.
+        mqttSubscriber?.start()
     }
 
     /// Stops accepting, finishes requests in flight and the retention batch
     /// under way, closes the database.
     public func shutdown() {
-        // Streams first: they would hold the HTTP shutdown for its whole grace.
+        // MQTT first, so what it read is committed before the store closes.
+        mqttSubscriber?.stop()
+        // Streams next: they would hold the HTTP shutdown for its whole grace.
         streams.stop()
         http.shutdown()
         retentionSweeper.stop()

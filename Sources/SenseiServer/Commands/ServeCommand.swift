@@ -52,6 +52,29 @@ struct ServeCommand: ParsableCommand {
             help: "Seconds between passes that pack readings more than a day old into compressed blocks.")
     var compactionInterval: Double = 30
 
+    @Option(name: .customLong("mqtt"),
+            help: "MQTT broker to subscribe to: mqtt://[user:pass@]host[:port] or mqtts://…; or set SENSEI_MQTT_URL, which keeps a password out of ps.")
+    var mqttURL: String?
+
+    @Option(name: .customLong("mqtt-ca"), help: "PEM CA certificate for an mqtts:// broker (default: the system's CAs).")
+    var mqttCA: String?
+
+    @Option(name: .customLong("mqtt-preset"),
+            help: "Subscribe to an ecosystem's topics (repeatable): esphome, tasmota, zigbee2mqtt, shelly, homeassistant.")
+    var mqttPresets: [String] = []
+
+    @Option(name: .customLong("mqtt-topic"),
+            help: "Subscribe to a topic filter whose payloads are numbers, ON/OFF/true/false or JSON objects (repeatable).")
+    var mqttTopics: [String] = []
+
+    @Option(name: .customLong("mqtt-client-id"), help: "The MQTT client id: the persistent session the broker keeps.")
+    var mqttClientID = "sensei-server"
+
+    /// --mqtt, else SENSEI_MQTT_URL; nil when neither is set.
+    private var mqttBroker: String? {
+        mqttURL ?? ProcessInfo.processInfo.environment["SENSEI_MQTT_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     // Alert timings, hidden: the defaults suit a home; the tests shorten them.
     @Option(name: .customLong("alert-tick"), help: .hidden)
     var alertTick: Double = 1
@@ -77,6 +100,17 @@ struct ServeCommand: ParsableCommand {
         }
         guard alertTick > 0, alertRetry > 0, alertTimeout > 0 else {
             throw ValidationError("--alert-tick, --alert-retry and --alert-timeout must be positive seconds")
+        }
+        if let mqttBroker {
+            _ = try MQTTBrokerURL(parsing: mqttBroker)
+            if let problem = MQTTSettings.problem(presets: mqttPresets, topics: mqttTopics, clientID: mqttClientID) {
+                throw ValidationError(problem)
+            }
+            guard !mqttPresets.isEmpty || !mqttTopics.isEmpty else {
+                throw ValidationError("--mqtt needs at least one --mqtt-preset or --mqtt-topic to subscribe to")
+            }
+        } else if !mqttPresets.isEmpty || !mqttTopics.isEmpty || mqttCA != nil {
+            throw ValidationError("--mqtt-preset, --mqtt-topic and --mqtt-ca need --mqtt (or SENSEI_MQTT_URL)")
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -115,6 +149,12 @@ struct ServeCommand: ParsableCommand {
             if files.keyIsExposed {
                 logger.warning("\(tlsKey) can be read by other users: chmod 600 it")
             }
+        }
+
+        if let mqttBroker {
+            configuration.mqtt = MQTTSettings(
+                broker: try MQTTBrokerURL(parsing: mqttBroker), caFile: mqttCA, clientID: mqttClientID,
+                presets: mqttPresets, topics: mqttTopics)
         }
 
         // A peer closing early must not kill the process.
