@@ -17,6 +17,10 @@
 #   year     GET /sensors/year/data?buckets=200 over a year of 30 s readings
 #            (1,051,200, loaded first by `sensei-bench load-year`), 1 connection
 #   sensors  GET /sensors with 100 sensors (made by `sensei-bench make-sensors`)
+#   mqtt     MQTT_MESSAGES QoS 1 messages from one `mosquitto_pub -l` through a real
+#            Mosquitto on loopback: the time a bare `mosquitto_sub` takes to receive
+#            them (the peer), then the time sensei-server (--mqtt-topic) takes to
+#            store them durably; nothing may be lost
 # The server runs on a fresh temporary data directory with a random pre-shared
 # token (SENSEI_TOKEN); its RSS is sampled during each phase. One table at the
 # end: figures, DESIGN.md's targets, shares of the ceiling, and checks (non-2xx
@@ -32,6 +36,7 @@
 #   SCRATCH=.build    SwiftPM scratch path
 #   SKIP_BUILD=1      use the binaries already in SCRATCH
 #   KEEP=1            keep the temporary directory (database, logs, wrk output)
+#   MQTT_MESSAGES=40000  messages the MQTT phase publishes (to each subscriber)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -46,8 +51,9 @@ LOG_LEVEL=${LOG_LEVEL:-warning}
 SCRATCH=${SCRATCH:-.build}
 SKIP_BUILD=${SKIP_BUILD:-0}
 KEEP=${KEEP:-0}
+MQTT_MESSAGES=${MQTT_MESSAGES:-40000}
 
-for name in DURATION WARMUP THREADS CONNECTIONS WRK_THREADS; do
+for name in DURATION WARMUP THREADS CONNECTIONS WRK_THREADS MQTT_MESSAGES; do
     [[ ${!name} =~ ^[0-9]+$ ]] || { echo "bench: $name must be a whole number" >&2; exit 2; }
 done
 [ "$DURATION" -ge 1 ] || { echo "bench: DURATION must be at least 1" >&2; exit 2; }
@@ -56,7 +62,7 @@ done
 say() { echo "bench: $*" >&2; }
 
 # --- tools and binaries ---------------------------------------------------------
-scripts/install-deps.sh wrk curl   # a no-op when everything is there
+scripts/install-deps.sh wrk curl mosquitto mosquitto-clients   # a no-op when everything is there
 if [ "$SKIP_BUILD" != 1 ]; then
     say "building release binaries (scratch path $SCRATCH)"
     swift build -c release --scratch-path "$SCRATCH" --product sensei-server >&2
@@ -75,6 +81,8 @@ server_pid=""
 hello_pid=""
 sampler_pid=""
 load_pid=""
+broker_pid=""
+peer_pid=""
 
 stop_process() { # pid: SIGTERM, up to 10 s to finish, then SIGKILL
     local pid=$1
@@ -93,6 +101,8 @@ cleanup() {
     stop_process "$sampler_pid"
     stop_process "$hello_pid"
     stop_process "$server_pid"
+    stop_process "$peer_pid"
+    stop_process "$broker_pid"
     if [ "$KEEP" = 1 ]; then
         say "kept $work"
     else
@@ -215,12 +225,25 @@ ceiling_phase hello
 say "durable ceiling: answers after a group fdatasync of $work/durable.wal"
 ceiling_phase durable --durable-file "$work/durable.wal"
 
+# --- the MQTT broker, for the MQTT phase -------------------------------------------
+mqtt_port=$(free_port 39700)
+install -d -m 0777 "$work/mosquitto"   # started as root, mosquitto runs as its own user
+cat > "$work/mosquitto/mosquitto.conf" <<EOF
+listener $mqtt_port 127.0.0.1
+allow_anonymous true
+# Messages a subscriber has not acknowledged yet stay queued, however many: none is dropped.
+max_queued_messages 0
+EOF
+/usr/sbin/mosquitto -c "$work/mosquitto/mosquitto.conf" > "$work/mosquitto.log" 2>&1 &
+broker_pid=$!
+for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$mqtt_port") 2>/dev/null && break; sleep 0.1; done
+
 # --- the server -----------------------------------------------------------------
 port=$(free_port 39600)
 base="http://127.0.0.1:$port"
 say "sensei-server on $base, $THREADS threads, log level $LOG_LEVEL, data in $work/data"
 "$server_bin" serve --data-dir "$work/data" --host 127.0.0.1 --port "$port" --threads "$THREADS" \
-    --log-level "$LOG_LEVEL" 2> "$work/server.log" &
+    --log-level "$LOG_LEVEL" --mqtt "mqtt://127.0.0.1:$mqtt_port" --mqtt-topic 'bench/#' 2> "$work/server.log" &
 server_pid=$!
 wait_ready "$base/health" "$server_pid" "$work/server.log"
 
@@ -254,6 +277,62 @@ run_wrk year 1 1 get.lua "$year_url"
 record sensors count "$(grep -o '[0-9]*' "$work/make-sensors.txt" | head -n 1)"
 say "GET /sensors, $CONNECTIONS connections"
 run_wrk sensors "$CONNECTIONS" "$WRK_THREADS" get.lua "$base/sensors"
+
+# --- (f) MQTT ------------------------------------------------------------------------
+seq 1 "$MQTT_MESSAGES" > "$work/mqtt-lines.txt"
+publish_lines() { # topic: every line of mqtt-lines.txt a QoS 1 message, from one publisher
+    mosquitto_pub -h 127.0.0.1 -p "$mqtt_port" -q 1 -t "$1" -l < "$work/mqtt-lines.txt"
+}
+now() { date +%s.%N; }
+seconds_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
+metric() { # a sample of the server's /metrics, 0 when absent
+    curl -s -H "$auth" "$base/metrics" | awk -v name="$1" '$1 == name { value = $2 } END { print value + 0 }'
+}
+say "MQTT: $MQTT_MESSAGES QoS 1 messages from one mosquitto_pub; the peer, a bare mosquitto_sub"
+mosquitto_sub -h 127.0.0.1 -p "$mqtt_port" -q 1 -t 'peer/#' > "$work/mqtt-peer.txt" &
+peer_pid=$!
+# Subscribed once a marker comes back (mosquitto_sub flushes each message).
+for _ in $(seq 100); do
+    mosquitto_pub -h 127.0.0.1 -p "$mqtt_port" -q 1 -t peer/ready -m ready
+    [ -s "$work/mqtt-peer.txt" ] && break
+    sleep 0.05
+done
+marked=$(wc -l < "$work/mqtt-peer.txt")
+started=$(now)
+publish_lines peer/bench/value &
+publisher=$!
+until [ "$(wc -l < "$work/mqtt-peer.txt")" -ge $(( marked + MQTT_MESSAGES )) ]; do
+    alive "$peer_pid" || { say "mosquitto_sub exited early"; exit 1; }
+    sleep 0.01
+done
+record mqtt peer_seconds "$(seconds_since "$started")"
+wait "$publisher"
+stop_process "$peer_pid"
+peer_pid=""
+
+say "MQTT: the same into sensei-server (durable)"
+for _ in $(seq 100); do curl -s "$base/health" | grep -q '"mqtt":"connected"' && break; sleep 0.1; done
+stored_before=$(metric sensei_mqtt_readings_stored_total)
+commits_before=$(metric sensei_commits_total)
+"$bench_bin" rss --pid "$server_pid" --watch > "$work/rss-mqtt.txt" &
+sampler_pid=$!
+started=$(now)
+publish_lines bench/mqtt/value &
+publisher=$!
+deadline=$(( $(date +%s) + 120 ))
+until [ "$(metric sensei_mqtt_readings_stored_total)" -ge $(( stored_before + MQTT_MESSAGES )) ]; do
+    [ "$(date +%s)" -lt "$deadline" ] || { say "MQTT: not all messages stored within 120 s"; break; }
+    sleep 0.02
+done
+record mqtt server_seconds "$(seconds_since "$started")"
+wait "$publisher"
+stop_process "$sampler_pid"
+sampler_pid=""
+record mqtt rss_kb "$(tail -n 1 "$work/rss-mqtt.txt" | cut -d= -f2)"
+record mqtt messages "$MQTT_MESSAGES"
+record mqtt stored $(( $(metric sensei_mqtt_readings_stored_total) - stored_before ))
+record mqtt commits $(( $(metric sensei_commits_total) - commits_before ))
+record mqtt dropped "$(curl -s -H "$auth" "$base/metrics" | awk '$1 ~ /^sensei_mqtt_dropped_total/ { sum += $2 } END { print sum + 0 }')"
 
 # --- the server's state, then the table ----------------------------------------------
 if memory=$("$bench_bin" rss --pid "$server_pid" 2>/dev/null); then

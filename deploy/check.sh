@@ -10,7 +10,8 @@
 #  - the sandbox: the installed server runs under strace as an unprivileged
 #    user, serves a few requests (and HTTPS when it has --tls-cert), stops on
 #    SIGTERM, and deploy/trace_check.py checks every system call, socket,
-#    memory mapping and path against the unit's filters;
+#    memory mapping and path against the unit's filters; once more with
+#    --mqtt, subscribed to a Mosquitto broker this script starts on loopback;
 #  - the Containerfile's runtime packages cover every library the binaries
 #    link (it cannot be built here: no Docker engine).
 #
@@ -19,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/install-deps.sh systemd strace curl openssl
+scripts/install-deps.sh systemd strace curl openssl mosquitto mosquitto-clients
 
 stage=$(mktemp -d)
 chmod 755 "$stage"  # the traced server runs as nobody and must reach its binary
@@ -63,7 +64,7 @@ holds "ExecStart serves from the state directory" grep -q -- "serve --data-dir %
 # Every serve flag the unit and the example env file name exists.
 serve_help=$("$bin/sensei-server" serve --help)
 while read -r flag; do
-    case "$flag" in --data-dir|--host|--port|--threads|--max-connections|--timeout|--max-body-bytes|--log-level|--tls-*)
+    case "$flag" in --data-dir|--host|--port|--threads|--max-connections|--timeout|--max-body-bytes|--log-level|--tls-*|--mqtt*)
         holds "serve knows $flag (named in the unit or sensei.env.example)" grep -q -- "$flag" <<< "$serve_help" ;;
     esac
 done < <(grep -ho -- '--[a-z][a-z-]*' "$unit" deploy/sensei.env.example | sort -u)
@@ -189,6 +190,36 @@ print(json.loads(re.search(r"CMD (\[.*\])\n", text).group(1))[2].replace("/3000"
         fi
     else
         echo "skip: this sensei-server has no --tls-cert; HTTPS is not traced"
+    fi
+
+    # MQTT: the same sandbox while subscribed to a broker and storing what it publishes.
+    mqtt_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    install -d -m 0777 "$stage/mosquitto"
+    printf 'listener %s 127.0.0.1\nallow_anonymous true\n' "$mqtt_port" > "$stage/mosquitto/mosquitto.conf"
+    mosquitto -c "$stage/mosquitto/mosquitto.conf" > "$stage/mosquitto.log" 2>&1 &
+    pids+=("$!")
+    for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$mqtt_port") 2>/dev/null && break; sleep 0.1; done
+    if SENSEI_MQTT_URL="mqtt://127.0.0.1:$mqtt_port" start_traced mqtt --mqtt-preset esphome --mqtt-topic 'home/#'; then
+        token=$(cat "$stage/mqtt-data/admin-token")
+        connected=""
+        for _ in $(seq 100); do
+            curl -s "http://127.0.0.1:$port/health" | grep -q '"mqtt":"connected"' && { connected=1; break; }
+            sleep 0.1
+        done
+        holds "mqtt: connected to the broker (SENSEI_MQTT_URL)" test -n "$connected"
+        mosquitto_pub -p "$mqtt_port" -q 1 -t porch/sensor/temperature/state -m 21.5
+        mosquitto_pub -p "$mqtt_port" -q 1 -t home/garage/climate -m '{"temperature":12.5,"door":false}'
+        stored=""
+        for _ in $(seq 100); do
+            metrics=$(curl -s -H "Authorization: Bearer $token" "http://127.0.0.1:$port/metrics")
+            grep -q '^sensei_mqtt_readings_stored_total 3$' <<< "$metrics" && { stored=1; break; }
+            sleep 0.1
+        done
+        holds "mqtt: the published readings are stored" test -n "$stored"
+        holds "mqtt: answers $expected_codes too" test "$(workload "http://127.0.0.1:$port" "$token")" = "$expected_codes"
+        stop_traced mqtt "$tracer"
+        holds "mqtt: the traced run stays inside the unit's sandbox" \
+            python3 deploy/trace_check.py "$stage/mqtt.trace" "$stage/mqtt-data"
     fi
 fi
 

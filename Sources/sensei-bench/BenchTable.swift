@@ -66,6 +66,8 @@ struct BenchTable {
             target: "≥ 5,000", share: percent(share(sensors, of: ceiling)),
             met: sensors.map { $0 >= Self.sensorsRateTarget }))
 
+        rows.append(contentsOf: mqttRows)
+
         let phasePeaks = BenchTable.loadPhases.compactMap { results.integer("\($0).rss_kb") }
         let peak = phasePeaks.max()
         rows.append(Row(
@@ -78,10 +80,10 @@ struct BenchTable {
     /// The phases run against `sensei-bench hello`, not the server.
     static let ceilingPhases = ["hello", "durable"]
     /// The phases run against sensei-server.
-    static let loadPhases = ["single", "batch", "year", "sensors"]
+    static let loadPhases = ["single", "batch", "year", "sensors", "mqtt"]
     static let phaseNames = [
         "hello": "hello ceiling", "durable": "durable ceiling", "single": "single POST", "batch": "batch POST",
-        "year": "year query", "sensors": "GET /sensors",
+        "year": "year query", "sensors": "GET /sensors", "mqtt": "MQTT",
     ]
 
     func render() -> String {
@@ -125,6 +127,7 @@ struct BenchTable {
                 + (results.integer("year.buckets").map { ", \($0) buckets a query" } ?? ""))
         }
         if let load = results.string("year.load") { lines.append("load-year: \(load)") }
+        lines.append(contentsOf: mqttChecks)
         if let problems = results.integer("server.log_problems") {
             lines.append(problems == 0
                 ? "server log: no warnings or errors"
