@@ -94,6 +94,25 @@ import SenseiModels
         }
     }
 
+    @Test func sensorsPastTheLimitAreRefusedAndCounted() async throws {
+        try await withBroker { broker in
+            try await withTestServer(configure: { $0.subscribe(to: broker); $0.maxSensors = 2 }) { server in
+                let client = server.admin
+                try waitUntil("connected") { client.mqttHealth == "connected" }
+                try broker.publish("home/a/t", "1")
+                try broker.publish("home/b/t", "2")
+                try broker.publish("home/c/t", "3")
+                try broker.publish("home/a/t", "4")
+                #expect(try client.waitForReadings(device: "a", field: "t", count: 2) == [1, 4])
+                try waitUntil("the third sensor refused") {
+                    try client.metric(#"sensei_mqtt_dropped_total{reason="sensor_limit"}"#) == 1
+                }
+                #expect(try client.mqttSensor(device: "c", field: "t") == nil)
+                #expect(try client.sensors(labeled: ["source": "mqtt"]).count == 2)
+            }
+        }
+    }
+
     @Test func brokerDownAtStartThenUp() async throws {
         try await withTemporaryDirectory { directory in
             let broker = try MosquittoBroker(directory: directory + "/broker")
