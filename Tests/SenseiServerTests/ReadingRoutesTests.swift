@@ -118,39 +118,61 @@ struct ReadingRoutesTests {
 
     @Test func bucketsMatchHandComputedValues() async throws {
         try await withTestServer { server in
-            // 1970-01-01T00:00:00Z .. 00:00:59.999Z, cut in 3 spans of 20 s.
+            // 1970-01-01T00:00:00Z .. 00:01:00Z, cut in 3 spans of 20 s; the
+            // reading exactly at `before` counts in the last one.
             _ = try server.writer.post("/sensors/b/data", json: """
                 {"data":[{"timestamp":0,"value":1},{"timestamp":5,"value":3},{"timestamp":25,"value":10},
-                {"timestamp":39.999,"value":20},{"timestamp":59.999,"value":-2},{"timestamp":60,"value":1000}]}
+                {"timestamp":39.999,"value":20},{"timestamp":59.999,"value":-2},{"timestamp":60,"value":1000},
+                {"timestamp":60.001,"value":5000}]}
                 """)
-            let three = try server.reader.get("/sensors/b/data?buckets=3&after=0&before=59.999")
+            let three = try server.reader.get("/sensors/b/data?buckets=3&after=0&before=60")
             #expect(three.status == 200)
             #expect(three.text == """
                 {"data":[{"timestamp":"1970-01-01T00:00:00Z","value":2,"min":1,"max":3,"count":2},\
                 {"timestamp":"1970-01-01T00:00:20Z","value":15,"min":10,"max":20,"count":2},\
-                {"timestamp":"1970-01-01T00:00:40Z","value":-2,"min":-2,"max":-2,"count":1}]}
+                {"timestamp":"1970-01-01T00:00:40Z","value":499,"min":-2,"max":1000,"count":2}]}
                 """)
             // Six spans of 10 s: empty spans are left out.
-            let six = try server.reader.get("/sensors/b/data?buckets=6&after=0&before=59.999").json["data"]!.arrayValue!
+            let six = try server.reader.get("/sensors/b/data?buckets=6&after=0&before=60").json["data"]!.arrayValue!
             #expect(six.map { $0["timestamp"]!.stringValue! } == [
                 "1970-01-01T00:00:00Z", "1970-01-01T00:00:20Z", "1970-01-01T00:00:30Z", "1970-01-01T00:00:50Z",
             ])
-            #expect(six.map { $0["count"]!.intValue! } == [2, 1, 1, 1])
+            #expect(six.map { $0["count"]!.intValue! } == [2, 1, 1, 2])
             #expect(six[1]["value"] == .number(10))
+        }
+    }
+
+    /// Regression: spans were `(before - after + 1) / N` wide, so an hour in
+    /// 6 buckets started them at :10:00.001, :20:00.001 and so on.
+    @Test func anHourInSixBucketsStartsSpansOnTheTenMinutes() async throws {
+        try await withTestServer { server in
+            _ = try server.writer.post("/sensors/h/data", json: """
+                {"data":[{"timestamp":"2025-01-09T12:00:00Z","value":1},{"timestamp":"2025-01-09T12:10:00Z","value":2},
+                {"timestamp":"2025-01-09T12:59:59.999Z","value":3},{"timestamp":"2025-01-09T13:00:00Z","value":4}]}
+                """)
+            let buckets = try server.reader.get(
+                "/sensors/h/data?buckets=6&after=2025-01-09T12:00:00Z&before=2025-01-09T13:00:00Z").json["data"]!.arrayValue!
+            #expect(buckets.map { $0["timestamp"]!.stringValue! } == [
+                "2025-01-09T12:00:00Z", "2025-01-09T12:10:00Z", "2025-01-09T12:50:00Z",
+            ])
+            #expect(buckets.map { $0["count"]!.intValue! } == [1, 1, 2])
         }
     }
 
     @Test func bucketTimestampIsTheFirstMillisecondOfItsSpan() async throws {
         try await withTestServer { server in
-            // [0, 999] ms in 3 spans: 0–333, 334–666, 667–999.
+            // [0, 1000] ms in 3 spans of 333.3 ms: 0–333, 334–666, 667–1000.
             _ = try server.writer.post("/sensors/u/data", json: """
-                {"data":[{"timestamp":0.333,"value":1},{"timestamp":0.334,"value":2},{"timestamp":0.999,"value":3}]}
+                {"data":[{"timestamp":0.333,"value":1},{"timestamp":0.334,"value":2},{"timestamp":1,"value":3}]}
                 """)
-            let buckets = try server.reader.get("/sensors/u/data?buckets=3&after=0&before=0.999").json["data"]!.arrayValue!
+            let buckets = try server.reader.get("/sensors/u/data?buckets=3&after=0&before=1").json["data"]!.arrayValue!
             #expect(buckets.map { $0["timestamp"]!.stringValue! } == [
                 "1970-01-01T00:00:00Z", "1970-01-01T00:00:00.334Z", "1970-01-01T00:00:00.667Z",
             ])
             #expect(buckets.map { $0["value"]!.intValue! } == [1, 2, 3])
+            // One instant is one span.
+            let instant = try server.reader.get("/sensors/u/data?buckets=5&after=1&before=1").json["data"]!.arrayValue!
+            #expect(instant.map { $0["count"]!.intValue! } == [1])
         }
     }
 

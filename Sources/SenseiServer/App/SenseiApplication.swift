@@ -86,6 +86,7 @@ public final class SenseiApplication: Sendable {
         MetricsRoutes(store: store, metrics: metrics, alerts: alerts).addRoutes(to: &router)
         StreamRoutes(store: store, streams: streams).addRoutes(to: &router)
         AlertRoutes(store: store, alerts: alerts).addRoutes(to: &router)
+        AggregateRoutes(store: store).addRoutes(to: &router)
         return router
     }
 
@@ -139,19 +140,23 @@ public final class SenseiApplication: Sendable {
     /// `responder` is tagged with the route's index (or `unmatchedIndex`) for the metrics.
     static func handle(_ request: Request, router: Router, authenticator: Authenticator, logger: Logger,
                        responder: Responder) {
+        // Every answer the route gives, errors included, compressed when the client takes gzip.
+        let respond: @Sendable (Response) -> Void = { response in
+            responder.respond(ResponseCompression.apply(to: response, acceptEncoding: request.acceptEncoding))
+        }
         guard let (route, parameters) = Self.route(request, router: router, responder: responder) else { return }
         let answer: @Sendable (Result<Response, any Error>) -> Void = { result in
             switch result {
-            case .success(let response): responder.respond(response)
-            case .failure(let error): responder.respond(Self.response(for: error, request: request, logger: logger))
+            case .success(let response): respond(response)
+            case .failure(let error): respond(Self.response(for: error, request: request, logger: logger))
             }
         }
         do {
             if let refusal = try authenticator.refusal(of: request, for: route) {
-                return responder.respond(.error(refusal))
+                return respond(.error(refusal))
             }
             switch route.action {
-            case .immediate(let handler): responder.respond(try handler(request, parameters))
+            case .immediate(let handler): respond(try handler(request, parameters))
             case .deferred(let handler): try handler(request, parameters, answer)
             }
         } catch {

@@ -246,7 +246,8 @@ public final class HTTPServer: Sendable {
         var request = Request(
             method: String(cString: method), path: String(cString: url),
             query: query.first, authorization: header(connection, "Authorization"),
-            contentType: header(connection, "Content-Type"), body: pending.body, id: pending.id)
+            contentType: header(connection, "Content-Type"),
+            acceptEncoding: header(connection, "Accept-Encoding"), body: pending.body, id: pending.id)
         request.repeatedQuery = query.repeated
         pending.body = []
         let label = RequestLabel(id: pending.id, started: pending.started, method: request.method, path: request.path)

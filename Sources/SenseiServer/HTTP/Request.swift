@@ -11,17 +11,20 @@ public struct Request: Sendable {
     public var repeatedQuery: [String: [String]] = [:]
     public var authorization: String?
     public var contentType: String?
+    /// Which codings the client takes for the answer (`gzip`, q-values).
+    public var acceptEncoding: String?
     public var body: [UInt8]
     /// Numbers the request in the logs.
     public var id: UInt64
 
     public init(method: String, path: String, query: [String: String] = [:], authorization: String? = nil,
-                contentType: String? = nil, body: [UInt8] = [], id: UInt64 = 0) {
+                contentType: String? = nil, acceptEncoding: String? = nil, body: [UInt8] = [], id: UInt64 = 0) {
         self.method = method
         self.path = path
         self.query = query
         self.authorization = authorization
         self.contentType = contentType
+        self.acceptEncoding = acceptEncoding
         self.body = body
         self.id = id
     }

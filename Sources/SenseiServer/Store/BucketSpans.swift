@@ -1,12 +1,16 @@
 import SenseiModels
 
-/// The inclusive range [after, before] cut into `count` equal spans.
+/// The inclusive range [after, before] cut into `count` equal spans of
+/// `(before - after) / count` milliseconds, as DESIGN.md says: an hour in 6
+/// spans starts them at :00, :10, … :50, as a person reading the chart
+/// expects.
 ///
-/// The range is `before - after + 1` milliseconds long; a reading at `ts`
-/// falls in span `(ts - after) * count / length` (integer division), and a
-/// span's first millisecond is `after + ⌈i * length / count⌉`. So span `i`
-/// holds exactly the instants from its first millisecond up to, not
-/// including, the first of span `i + 1`.
+/// A reading at `ts` falls in span `(ts - after) * count / length` (integer
+/// division, `length = before - after`), and a span's first millisecond is
+/// `after + ⌈i * length / count⌉`. So span `i` holds exactly the instants
+/// from its first millisecond up to, not including, the first of span
+/// `i + 1`; a reading exactly at `before` would open span `count`, and
+/// counts in the last span instead. A range of one instant is one span.
 struct BucketSpans {
     let after: Int64
     let before: Int64
@@ -18,12 +22,13 @@ struct BucketSpans {
     init(after: Int64, before: Int64, count: Int) {
         self.after = after
         self.before = before
-        self.length = before - after + 1
+        self.length = before - after
         self.count = Int64(count)
     }
 
     func span(of ts: Int64) -> Int {
-        Int((ts - after) * count / length)
+        guard length > 0 else { return 0 }
+        return Int(min((ts - after) * count / length, count - 1))
     }
 
     func start(ofSpan span: Int) -> Int64 {

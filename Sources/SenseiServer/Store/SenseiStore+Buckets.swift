@@ -32,7 +32,7 @@ extension SenseiStore {
 
     /// The sensor's rollup frontier (see `RollupFold`), in the same read
     /// transaction as the rollups, so the two agree.
-    private static func rollupsUntil(of sensorID: Int64, in db: Database) throws -> Int64? {
+    static func rollupsUntil(of sensorID: Int64, in db: Database) throws -> Int64? {
         let statement = BoundStatement(try db.cachedStatement(sql: "SELECT rollups_until FROM sensors WHERE id = ?"))
         statement.bind(1, sensorID)
         return try statement.first { $0.optionalInt64(0) } ?? nil
@@ -50,7 +50,7 @@ extension SenseiStore {
             return spans.buckets(from: aggregates)
         }
         let statement = try db.cachedStatement(sql: """
-            SELECT (ts - ?1) * ?2 / ?3 AS span, avg(value), min(value), max(value), count(*)
+            SELECT min((ts - ?1) * ?2 / max(?3, 1), ?2 - 1) AS span, avg(value), min(value), max(value), count(*)
             FROM readings
             WHERE sensor_id = ?4 AND ts >= ?1 AND ts <= ?5
             GROUP BY span ORDER BY span

@@ -74,10 +74,23 @@ public final class APIClient: Sendable, CustomStringConvertible {
         return try await data(of: sensorId, query: query) { item throws(WireFormatError) in try Bucket(json: item) }
     }
 
-    /// The `data` array of a sensor's readings route, each item decoded.
-    private func data<Item>(of sensorId: Int64, query: [URLQueryItem],
+    /// `GET /sensors/<id>/aggregates?level=minute|hour`: up to `limit` rows
+    /// whose start is in [after, before] (inclusive, nil: unbounded), oldest first.
+    public func aggregates(sensorId: Int64, level: String, after: Timestamp?, before: Timestamp?,
+                           limit: Int = maximumPageSize) async throws(SyncFailure) -> [SpanAggregate] {
+        var query = [URLQueryItem(name: "level", value: level),
+                     URLQueryItem(name: "limit", value: String(min(max(1, limit), Self.maximumPageSize)))]
+        if let after { query.append(URLQueryItem(name: "after", value: after.rfc3339)) }
+        if let before { query.append(URLQueryItem(name: "before", value: before.rfc3339)) }
+        return try await data(of: sensorId, route: "aggregates", query: query) { item throws(WireFormatError) in
+            try SpanAggregate(json: item)
+        }
+    }
+
+    /// The `data` array of one of a sensor's routes, each item decoded.
+    private func data<Item>(of sensorId: Int64, route: String = "data", query: [URLQueryItem],
                             _ decode: (JSONValue) throws(WireFormatError) -> Item) async throws(SyncFailure) -> [Item] {
-        let path = "/sensors/\(sensorId)/data"
+        let path = "/sensors/\(sensorId)/\(route)"
         let body = try await get(path, query: query)
         guard let items = body["data"]?.arrayValue else {
             throw .invalidResponse("GET \(path): no \"data\" array")

@@ -7,10 +7,10 @@ import SenseiModels
 /// GROUP BY, no rollups.
 func rawBuckets(_ store: SenseiStore, sensorID: Int64, after: Int64, before: Int64,
                 count: Int) throws -> [Bucket] {
-    let length = before - after + 1
+    let length = before - after
     return try store.pool.read { db in
         try Row.fetchAll(db, sql: """
-            SELECT (ts - ?1) * ?2 / ?3 AS span, avg(value), min(value), max(value), count(*)
+            SELECT CASE WHEN ?3 = 0 THEN 0 ELSE min((ts - ?1) * ?2 / ?3, ?2 - 1) END AS span, avg(value), min(value), max(value), count(*)
             FROM readings WHERE sensor_id = ?4 AND ts BETWEEN ?1 AND ?5
             GROUP BY span ORDER BY span
             """, arguments: [after, count, length, sensorID, before]
@@ -18,7 +18,7 @@ func rawBuckets(_ store: SenseiStore, sensorID: Int64, after: Int64, before: Int
             let span: Int64 = row[0]
             // The first millisecond t with (t - after) * count / length == span.
             var start = after + span * length / Int64(count)
-            while (start - after) * Int64(count) / length < span { start += 1 }
+            while length > 0, (start - after) * Int64(count) / length < span { start += 1 }
             return Bucket(timestamp: Timestamp(milliseconds: start), mean: row[1], min: row[2], max: row[3],
                           count: row[4])
         }

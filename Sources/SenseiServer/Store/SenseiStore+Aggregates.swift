@@ -1,0 +1,147 @@
+import GRDB
+import SenseiModels
+
+extension SenseiStore {
+    /// A sensor's minute or hour aggregates whose start is in [after, before]
+    /// (inclusive, nil: unbounded), oldest first, at most `limit`: the rollup
+    /// rows, and the readings after the rollup frontier (a minute or two, see
+    /// `RollupFold`) folded the same way, in one read transaction so they agree.
+    ///
+    /// The minute of an hour's min and max is not stored: it is the first of
+    /// the hour's minute rows holding that value, read here (60 small rows an
+    /// hour, in key order beside the hours). A minute's is the minute itself.
+    func aggregates(of reference: SensorReference, level: RollupLevel, after: Timestamp?,
+                           before: Timestamp?, limit: Int) throws -> (Sensor, [SpanAggregate]) {
+        try pool.read { db in
+            guard let sensor = try Self.fetchSensor(reference, in: db) else {
+                throw StoreError.sensorNotFound(reference)
+            }
+            // Within the timestamps' range, so aligning a bound cannot overflow.
+            let lo = after?.milliseconds ?? Timestamp.range.lowerBound
+            let hi = before?.milliseconds ?? Timestamp.range.upperBound
+            guard lo <= hi, limit >= 1 else { return (sensor, []) }
+            let until = try Self.rollupsUntil(of: sensor.id, in: db) ?? Timestamp.range.lowerBound
+            var rows = try Self.storedAggregates(of: sensor.id, level: level, from: lo, through: hi,
+                                                 limit: limit, in: db)
+            // The tail matters unless the page is full before the frontier's row.
+            if rows.count < limit || rows[rows.count - 1].start + level.width > until {
+                let tail = try Self.tailAggregates(of: sensor.id, level: level, from: lo, through: hi,
+                                                   until: until, in: db)
+                rows = Self.merged(rows, tail, limit: limit)
+            }
+            return (sensor, rows.map(\.wire))
+        }
+    }
+
+    /// One row being gathered; times in milliseconds.
+    struct SpanRow {
+        var start: Int64
+        var aggregate: Aggregate
+        var minAt: Int64
+        var maxAt: Int64
+
+        var wire: SpanAggregate {
+            SpanAggregate(start: Timestamp(milliseconds: start), count: aggregate.count, sum: aggregate.sum,
+                          min: aggregate.min, minAt: Timestamp(milliseconds: minAt),
+                          max: aggregate.max, maxAt: Timestamp(milliseconds: maxAt))
+        }
+
+        /// Adds a later part of the same span; on a tie the earlier time stays.
+        mutating func merge(_ other: SpanRow) {
+            if other.aggregate.min < aggregate.min { minAt = other.minAt }
+            if other.aggregate.max > aggregate.max { maxAt = other.maxAt }
+            aggregate.merge(other.aggregate)
+        }
+    }
+
+    private static func storedAggregates(of sensorID: Int64, level: RollupLevel, from lo: Int64, through hi: Int64,
+                                         limit: Int, in db: Database) throws -> [SpanRow] {
+        let statement = try db.cachedStatement(sql: """
+            SELECT start, count, sum, min, max FROM \(level.table)
+            WHERE sensor_id = ? AND start >= ? AND start <= ? ORDER BY start LIMIT ?
+            """)
+        var rows: [SpanRow] = []
+        let cursor = try Row.fetchCursor(statement, arguments: [sensorID, lo, hi, limit])
+        while let row = try cursor.next() {
+            let start: Int64 = row[0]
+            rows.append(SpanRow(start: start, aggregate: Aggregate(row, from: 1), minAt: start, maxAt: start))
+        }
+        if level == .hour, let first = rows.first, let last = rows.last {
+            try locateExtremes(of: &rows, sensorID: sensorID, from: first.start, upTo: last.start + level.width,
+                               in: db)
+        }
+        return rows
+    }
+
+    /// Sets each hour's `minAt` and `maxAt` to its first minute holding the
+    /// hour's min (max), in one pass over the minutes of [from, upTo).
+    private static func locateExtremes(of hours: inout [SpanRow], sensorID: Int64, from: Int64, upTo: Int64,
+                                       in db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            SELECT start, min, max FROM rollups_minute WHERE sensor_id = ? AND start >= ? AND start < ?
+            ORDER BY start
+            """)
+        let cursor = try Row.fetchCursor(statement, arguments: [sensorID, from, upTo])
+        var index = 0
+        var found = (min: false, max: false)
+        while let row = try cursor.next() {
+            let minute: Int64 = row[0]
+            let hour = RollupLevel.hour.start(of: minute)
+            while index < hours.count, hours[index].start < hour {
+                index += 1
+                found = (false, false)
+            }
+            guard index < hours.count, hours[index].start == hour else { continue }
+            if !found.min, row[1] as Double == hours[index].aggregate.min {
+                hours[index].minAt = minute
+                found.min = true
+            }
+            if !found.max, row[2] as Double == hours[index].aggregate.max {
+                hours[index].maxAt = minute
+                found.max = true
+            }
+        }
+    }
+
+    /// The readings at or after the frontier `until` folded into rows of
+    /// `level` that start in [lo, hi].
+    private static func tailAggregates(of sensorID: Int64, level: RollupLevel, from lo: Int64, through hi: Int64,
+                                       until: Int64, in db: Database) throws -> [SpanRow] {
+        // Rows start in [lo, hi]: from the first whole row at or after lo (the
+        // frontier's hour before the frontier is in its stored row), through
+        // the end of the row holding hi.
+        let first = level.start(of: lo) == lo ? lo : level.start(of: lo) + level.width
+        let from = Swift.max(first, until)
+        let through = level.start(of: hi) + level.width - 1
+        let statement = try db.cachedStatement(sql: """
+            SELECT ts, value FROM readings WHERE sensor_id = ? AND ts >= ? AND ts <= ? ORDER BY ts
+            """)
+        var rows: [SpanRow] = []
+        let cursor = try Row.fetchCursor(statement, arguments: [sensorID, from, through])
+        while let row = try cursor.next() {
+            let ts: Int64 = row[0]
+            let minute = RollupLevel.minute.start(of: ts)
+            let part = SpanRow(start: level.start(of: ts), aggregate: Aggregate(row[1]), minAt: minute, maxAt: minute)
+            if let last = rows.last, last.start == part.start {
+                rows[rows.count - 1].merge(part)
+            } else {
+                rows.append(part)
+            }
+        }
+        return rows
+    }
+
+    /// Stored rows and tail rows (both in start order) as one list: a row both
+    /// hold (the hour across the frontier) merged, then cut to `limit`.
+    private static func merged(_ stored: [SpanRow], _ tail: [SpanRow], limit: Int) -> [SpanRow] {
+        var rows = stored
+        for part in tail {
+            if let index = rows.lastIndex(where: { $0.start == part.start }) {
+                rows[index].merge(part)
+            } else {
+                rows.append(part)
+            }
+        }
+        return Array(rows.prefix(limit))
+    }
+}
