@@ -105,9 +105,12 @@ struct AggregateRoutesTests {
     /// Each row from the readings alone: the minute of an extreme is that of
     /// the first reading holding it.
     static func expected(_ store: SenseiStore, sensorID: Int64, width: Int64) throws -> [SpanAggregate] {
+        // Wherever they are kept: the server packs hours a day old into blocks meanwhile.
         let readings = try store.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT ts, value FROM readings WHERE sensor_id = ? ORDER BY ts",
-                             arguments: [sensorID]).map { ($0[0] as Int64, $0[1] as Double) }
+            var all: [(Int64, Double)] = []
+            try ReadingRange(sensorID: sensorID, lo: Timestamp.range.lowerBound, hi: Timestamp.range.upperBound)
+                .forEach(ascending: true, in: db) { all.append(($0, $1)); return true }
+            return all
         }
         func floor(_ ts: Int64, _ step: Int64) -> Int64 { ts - ((ts % step) + step) % step }
         var rows: [SpanAggregate] = []

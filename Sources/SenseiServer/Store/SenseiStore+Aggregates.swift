@@ -113,20 +113,18 @@ extension SenseiStore {
         let first = level.start(of: lo) == lo ? lo : level.start(of: lo) + level.width
         let from = Swift.max(first, until)
         let through = level.start(of: hi) + level.width - 1
-        let statement = try db.cachedStatement(sql: """
-            SELECT ts, value FROM readings WHERE sensor_id = ? AND ts >= ? AND ts <= ? ORDER BY ts
-            """)
         var rows: [SpanRow] = []
-        let cursor = try Row.fetchCursor(statement, arguments: [sensorID, from, through])
-        while let row = try cursor.next() {
-            let ts: Int64 = row[0]
+        // Wherever the readings are kept: a sensor silent for a day has its
+        // tail packed in blocks.
+        try ReadingRange(sensorID: sensorID, lo: from, hi: through).forEach(ascending: true, in: db) { ts, value in
             let minute = RollupLevel.minute.start(of: ts)
-            let part = SpanRow(start: level.start(of: ts), aggregate: Aggregate(row[1]), minAt: minute, maxAt: minute)
+            let part = SpanRow(start: level.start(of: ts), aggregate: Aggregate(value), minAt: minute, maxAt: minute)
             if let last = rows.last, last.start == part.start {
                 rows[rows.count - 1].merge(part)
             } else {
                 rows.append(part)
             }
+            return true
         }
         return rows
     }
