@@ -15,6 +15,7 @@ struct AuthTests {
         ("DELETE", "/sensors/second", nil, .admin),
         ("GET", "/sensors/first/data", nil, .read),
         ("GET", "/sensors/first/data.csv", nil, .read),
+        ("GET", "/sensors/first/aggregates?level=hour", nil, .read),
         ("POST", "/sensors/first/data", #"{"value":1}"#, .write),
         ("POST", "/sensor_data", #"{"sensor_code":"first","value":"1"}"#, .write),
         ("GET", "/sensor_data/first", nil, .read),
