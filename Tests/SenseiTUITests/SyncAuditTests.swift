@@ -48,7 +48,11 @@ import Testing
                 let second = try await syncer.sync(now: clock(1_000))
                 #expect(second.readingsFetched == 0)
                 #expect(second.sensorsAudited == 1)  // porch's count disagrees; garage's agrees
-                #expect(second.readingsRefetched < 3 * 2_000, "refetched \(second.readingsRefetched)")
+                // Each late reading costs at most the day-long span it falls in
+                // (2,880 readings here), depending on where the day's grid cuts
+                // the clock: a refetch of the month would be 86,400. (A bound of
+                // 3 × 2,000 failed or passed with the time of day the test ran.)
+                #expect(second.readingsRefetched <= 3 * 2_880, "refetched \(second.readingsRefetched)")
                 #expect(second.readingsDropped == 0)
                 #expect(try cached(cache, "porch") == stored(server, "porch"))
                 let id = try #require(try cache.sensor(code: "porch")?.id)
