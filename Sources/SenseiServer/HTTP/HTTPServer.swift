@@ -249,6 +249,7 @@ public final class HTTPServer: Sendable {
             contentType: header(connection, "Content-Type"),
             acceptEncoding: header(connection, "Accept-Encoding"), body: pending.body, id: pending.id)
         request.repeatedQuery = query.repeated
+        request.contentEncoding = header(connection, "Content-Encoding")
         pending.body = []
         let label = RequestLabel(id: pending.id, started: pending.started, method: request.method, path: request.path)
         let responder = Responder(server: self, connection: ConnectionHandle(pointer: connection), label: label)

@@ -13,6 +13,8 @@ public struct Request: Sendable {
     public var contentType: String?
     /// Which codings the client takes for the answer (`gzip`, q-values).
     public var acceptEncoding: String?
+    /// `Content-Encoding`: line-protocol writers send `gzip` bodies.
+    public var contentEncoding: String?
     public var body: [UInt8]
     /// Numbers the request in the logs.
     public var id: UInt64
