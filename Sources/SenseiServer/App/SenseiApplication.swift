@@ -87,6 +87,8 @@ public final class SenseiApplication: Sendable {
         StreamRoutes(store: store, streams: streams).addRoutes(to: &router)
         AlertRoutes(store: store, alerts: alerts).addRoutes(to: &router)
         AggregateRoutes(store: store).addRoutes(to: &router)
+        InfluxRoutes(store: store, metrics: metrics).addRoutes(to: &router)
+        InfluxQueryRoutes().addRoutes(to: &router)
         return router
     }
 

@@ -26,7 +26,8 @@ enum GzipInflater {
             while status == Z_OK {
                 if produced == output.count {
                     guard output.count <= limit else { break }
-                    output.append(contentsOf: repeatElement(0, count: min(output.count, limit + 1 - output.count)))
+                    // A whole array, not an element sequence: one memset and memcpy in any build.
+                    output += [UInt8](repeating: 0, count: min(output.count, limit + 1 - output.count))
                 }
                 output.withUnsafeMutableBufferPointer { buffer in
                     stream.next_out = buffer.baseAddress! + produced
