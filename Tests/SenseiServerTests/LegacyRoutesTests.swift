@@ -51,8 +51,14 @@ struct LegacyRoutesTests {
 
     @Test func missingFieldIs400WithTheSeedMessage() async throws {
         try await withTestServer { server in
+            // Rails' `blank?`, as the seed server used it: absent, null, "", spaces only.
             for body in [#"{"value": "23.5"}"#, #"{"sensor_code": "temperature_ext"}"#, "{}",
-                         #"{"sensor_code": "temperature_ext", "value": null}"#] {
+                         #"{"sensor_code": "temperature_ext", "value": null}"#,
+                         #"{"sensor_code": "", "value": "23.5"}"#, #"{"sensor_code": "   ", "value": "23.5"}"#,
+                         #"{"sensor_code": null, "value": "23.5"}"#, #"{"sensor_code": "temperature_ext", "value": ""}"#,
+                         #"{"sensor_code": "temperature_ext", "value": " \t\r\n"}"#,
+                         #"{"sensor_code": "temperature_ext", "value": false}"#,
+                         #"{"sensor_code": "temperature_ext", "value": []}"#] {
                 let response = try server.writer.post("/sensor_data", json: body)
                 #expect(response.status == 400, "\(body)")
                 #expect(response.text == #"{"error":"Missing sensor_code or value"}"#, "\(body)")
@@ -124,7 +130,14 @@ struct LegacyRoutesTests {
             #expect(page == (70...119).reversed().map { "\($0)" })
             #expect(try values(of: server.reader.get("/sensor_data/series?per=1000")).count == 120)
             #expect(try values(of: server.reader.get("/sensor_data/series?per=1")) == ["119"])
-            for per in ["1001", "0", "abc", "-1"] {
+            // Above 1000 is clamped to 1000, not refused, as the seed did.
+            try postSeries(count: 1_050, to: server, code: "long")
+            for per in ["1001", "5000", "99999999999999999999"] {
+                let response = try server.reader.get("/sensor_data/long?per=\(per)")
+                #expect(response.status == 200, "per=\(per)")
+                #expect(try values(of: response).count == 1_000, "per=\(per)")
+            }
+            for per in ["0", "abc", "-1", ""] {
                 let response = try server.reader.get("/sensor_data/series?per=\(per)")
                 #expect(response.status == 400, "per=\(per)")
                 #expect(response.errorMessage?.contains("per") == true, "per=\(per)")
@@ -183,9 +196,9 @@ struct LegacyRoutesTests {
 
     /// Readings `0...count-1` on sensor `series`, reading i at
     /// 2025-01-09T12:00:00Z (epoch 1736424000) + i seconds with value i.
-    private func postSeries(count: Int, to server: TestServer) throws {
+    private func postSeries(count: Int, to server: TestServer, code: String = "series") throws {
         let items = (0..<count).map { #"{"timestamp": \#(1_736_424_000 + $0), "value": \#($0)}"# }
-        let response = try server.writer.post("/sensors/series/data",
+        let response = try server.writer.post("/sensors/\(code)/data",
                                               json: #"{"data": [\#(items.joined(separator: ","))]}"#)
         #expect(response.status == 201)
         #expect(response.text == #"{"accepted":\#(count)}"#)

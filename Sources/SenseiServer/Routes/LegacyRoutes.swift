@@ -17,7 +17,8 @@ struct LegacyRoutes {
     private func post(_ request: Request, reply: @escaping Router.Reply) throws {
         let receivedAt = Timestamp.now()
         let body = try RequestDecoding.json(request)
-        guard let code = body["sensor_code"]?.stringValue, let valueJSON = body["value"], !valueJSON.isNull else {
+        guard let code = body["sensor_code"]?.stringValue, !Self.isBlank(.string(code)),
+              let valueJSON = body["value"], !Self.isBlank(valueJSON) else {
             throw APIError.badRequest("Missing sensor_code or value")
         }
         if let problem = SensorCode.problem(with: code) {
@@ -45,14 +46,26 @@ struct LegacyRoutes {
         }
     }
 
+    /// What the seed's Rails `blank?` refused: null, false, a string of
+    /// whitespace only (`""`, `"  "`), an empty array or object.
+    static func isBlank(_ value: JSONValue) -> Bool {
+        switch value {
+        case .null, .bool(false): true
+        case .string(let text): text.allSatisfy(\.isWhitespace)
+        case .array(let items): items.isEmpty
+        case .object(let members): members.isEmpty
+        default: false
+        }
+    }
+
     /// A JSON array, newest first, paged by `page` (from 1) and `per` (default
-    /// 50, at most 1000). A reading has no id of its own here, so `id` is its
+    /// 50; a larger one is taken as 1000, as the seed did). A reading has no id of its own here, so `id` is its
     /// timestamp in epoch milliseconds, unique within the sensor.
     private func list(_ code: String, _ request: Request) throws -> Response {
         if let problem = SensorCode.problem(with: code) { throw APIError.badRequest(problem) }
         let parameters = QueryParameters(request)
         let (after, before) = try parameters.bounds()
-        let per = try parameters.integer("per", default: 50, in: 1...1000)
+        let per = try parameters.integer("per", default: 50, in: 1...1000, clampingAbove: true)
         let page = try parameters.integer("page", default: 1, in: 1...1_000_000)
         let (_, readings) = try store.readings(
             of: .code(code), ReadingQuery(after: after, before: before, limit: per, offset: (page - 1) * per))

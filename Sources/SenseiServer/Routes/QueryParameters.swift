@@ -17,6 +17,17 @@ struct QueryParameters {
         return number
     }
 
+    /// `integer`, except that a whole number above the range (however many
+    /// digits) is the range's top: the seed server clamped `per` so.
+    func integer(_ name: String, default value: Int, in range: ClosedRange<Int>,
+                 clampingAbove: Bool) throws(APIError) -> Int {
+        if clampingAbove, let text = query[name], !text.isEmpty, text.utf8.allSatisfy({ ($0 &- 48) < 10 }),
+           (Int(text) ?? .max) > range.upperBound {
+            return range.upperBound
+        }
+        return try integer(name, default: value, in: range)
+    }
+
     func optionalInteger(_ name: String, in range: ClosedRange<Int>) throws(APIError) -> Int? {
         guard query[name] != nil else { return nil }
         return try integer(name, default: 0, in: range)
