@@ -74,13 +74,22 @@ let package = Package(
             ],
             path: "Sources/sensei-bench"),
 
-        // What more than one test target uses (a seeded generator); not a module under test.
-        .target(name: "SenseiTestSupport", path: "Tests/SenseiTestSupport"),
+        // What every test target uses: the live server harness, the HTTP test
+        // client, child processes, temporary directories, a seeded generator.
+        // Not a module under test.
+        .target(
+            name: "SenseiTestSupport",
+            dependencies: [
+                "SenseiServer", "SenseiModels",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            path: "Tests/SenseiTestSupport"),
         .testTarget(name: "SenseiModelsTests", dependencies: ["SenseiModels", "SenseiTestSupport"]),
         .testTarget(
             name: "SenseiTUITests",
             dependencies: [
-                "SenseiTUI", "SenseiModels", "SenseiServer",
+                "SenseiTUI", "SenseiModels", "SenseiServer", "SenseiTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

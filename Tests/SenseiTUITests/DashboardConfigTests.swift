@@ -5,7 +5,7 @@ import Testing
 @Suite("Dashboard configuration")
 struct DashboardConfigTests {
     @Test func flagsBeatEnvironmentBeatFile() async throws {
-        try await withScratchDirectory { root in
+        try withScratchDirectory { root in
             let path = root + "/config/sensei/config"
             try DashboardConfig(url: "http://file:1", token: "file-token").write(to: path)
             let environment = ["SENSEI_URL": "http://env:2", "SENSEI_TOKEN": "env-token"]
@@ -21,14 +21,14 @@ struct DashboardConfigTests {
     }
 
     @Test func nothingConfiguredIsNil() async throws {
-        try await withScratchDirectory { root throws in
+        try withScratchDirectory { root throws in
             #expect(try DashboardConfig.resolve(url: "http://x", token: nil, environment: [:], configPath: root + "/none") == nil)
             #expect(try DashboardConfig.resolve(url: nil, token: "t", environment: ["SENSEI_URL": ""], configPath: root + "/none") == nil)
         }
     }
 
     @Test func configFileIsOwnerOnlyAndReadsBack() async throws {
-        try await withScratchDirectory { root in
+        try withScratchDirectory { root in
             let path = root + "/sensei/config"
             try DashboardConfig(url: "https://pi.local:3000", token: "sensei_abc").write(to: path)
             let permissions = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int

@@ -147,34 +147,15 @@ struct EndToEndTests {
     }
 }
 
-/// Runs the built `sensei` with `environment` added: (status, stdout, stderr).
+/// Runs the built `sensei` with `environment` ("NAME=value") added: (status, stdout, stderr).
 private func runSensei(_ arguments: [String], environment: [String]) throws -> (status: Int32, output: String, error: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: TestBinaries.path("sensei"))
-    process.arguments = arguments
-    var variables = ProcessInfo.processInfo.environment
+    var variables: [String: String] = [:]
     for pair in environment {
         let parts = pair.split(separator: "=", maxSplits: 1)
         variables[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
     }
-    process.environment = variables
-    let output = Pipe(), error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
-}
-
-/// Built products next to the test bundle (`swift build` puts them together).
-enum TestBinaries {
-    static func path(_ name: String) -> String {
-        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent(name).path
-    }
+    let result = try runTool(TestBinaries.path("sensei"), arguments, timeout: 60, environment: variables)
+    return (result.status, result.output, result.error)
 }
 
 /// A detached tmux session on a private server socket, running one command.
@@ -201,13 +182,12 @@ struct Tmux {
     /// Polls the screen (every 100 ms, up to 20 s) until `condition` holds.
     @discardableResult
     func waitFor(_ condition: (String) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        let deadline = Date().addingTimeInterval(20)
         var screen = ""
-        while Date() < deadline {
+        let matched = try poll(seconds: 20, every: .milliseconds(100)) { () throws -> String? in
             screen = try capture()
-            if condition(screen) { return screen }
-            usleep(100_000)
+            return condition(screen) ? screen : nil
         }
+        if let matched { return matched }
         Issue.record("screen never matched; last screen:\n\(screen)", sourceLocation: sourceLocation)
         throw TmuxError.timeout
     }

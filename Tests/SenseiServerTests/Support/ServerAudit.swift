@@ -19,14 +19,6 @@ import Glibc
 /// (run side by side, they starved an async client-timeout test to 26 s).
 @Suite(.serialized) enum BlockingSuites {}
 
-/// Makes a fresh temporary directory, removed after `body`.
-func withScratchDirectory<T>(_ body: (String) throws -> T) throws -> T {
-    let path = NSTemporaryDirectory() + "sensei-test-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    return try body(path)
-}
-
 /// The pre-shared admin token the child servers of these tests run with.
 let childToken = "child-test-token"
 

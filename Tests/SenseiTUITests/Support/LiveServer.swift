@@ -1,19 +1,14 @@
 import Foundation
-import Logging
 import SenseiModels
 import SenseiServer
 @testable import SenseiTUI
 
-/// A real `sensei-server` on a free loopback port, with a read and an admin
-/// token, for the dashboard's I/O tests. Readings are put in through its store
-/// (fast, exact timestamps); the dashboard reads them back over HTTP.
-struct LiveServer {
-    let application: SenseiApplication
-    let dataDirectory: String
-    let readToken: String
-    let adminToken: String
+/// The shared live harness (`TestServer`) as the dashboard's I/O tests use
+/// it. Readings are put in through its store (fast, exact timestamps); the
+/// dashboard reads them back over HTTP.
+typealias LiveServer = TestServer
 
-    var port: Int { application.port }
+extension TestServer {
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// A client with the read token (or `token`), quick to give up.
@@ -24,11 +19,11 @@ struct LiveServer {
     /// Stores readings (ms since the epoch, value), creating the sensor.
     func post(_ code: String, _ readings: [(Int64, Double)]) throws {
         let inputs = readings.map { ReadingInput(timestamp: Timestamp(milliseconds: $0.0), value: $0.1) }
-        try application.store.insertReadings(inputs, into: .code(code), createIfMissing: true)
+        try store.insertReadings(inputs, into: .code(code), createIfMissing: true)
     }
 
     func delete(_ code: String) throws {
-        try application.store.deleteSensor(.code(code))
+        try store.deleteSensor(.code(code))
     }
 }
 
@@ -37,28 +32,10 @@ struct LiveServer {
 /// `port` 0: any free one (a restart on the same directory may ask for the
 /// port of the one before).
 func withLiveServer<T>(dataDirectory: String, port: Int = 0, _ body: (LiveServer) async throws -> T) async throws -> T {
-    var configuration = SenseiApplication.Configuration()
-    configuration.dataDirectory = dataDirectory
-    configuration.http.host = "127.0.0.1"
-    configuration.http.port = UInt16(port)
-    configuration.http.threads = 2
-    let application = try SenseiApplication(
-        configuration: configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-    let suffix = UUID().uuidString
-    let readToken = try application.store.createToken(name: "tui-read-\(suffix)", scope: .read)
-    let adminToken = try application.store.createToken(name: "tui-admin-\(suffix)", scope: .admin)
-    try application.start()
-    defer { application.shutdown() }
-    return try await body(LiveServer(application: application, dataDirectory: dataDirectory,
-                                     readToken: readToken, adminToken: adminToken))
-}
-
-/// A fresh temporary directory, removed after `body`.
-func withScratchDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
-    let path = NSTemporaryDirectory() + "sensei-tui-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    return try await body(path)
+    try await withTestServer(dataDirectory: dataDirectory, configure: {
+        $0.http.threads = 2
+        $0.http.port = UInt16(port)
+    }, body)
 }
 
 /// A server data directory and a cache file side by side in one scratch directory.

@@ -6,53 +6,65 @@ import Glibc
 #endif
 
 /// A response as the wire carried it.
-struct HTTPResponse {
-    var status: Int
+package struct HTTPResponse: Sendable {
+    package var status: Int
     /// Header names lowercased.
-    var headers: [String: String]
-    var body: [UInt8]
+    package var headers: [String: String]
+    package var body: [UInt8]
 
-    var text: String { String(decoding: body, as: UTF8.self) }
+    package init(status: Int, headers: [String: String], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    package var text: String { String(decoding: body, as: UTF8.self) }
 
     /// The body as JSON; a test fails on a body that is not.
-    var json: JSONValue {
+    package var json: JSONValue {
         get throws { try JSONParser.parse(body) }
     }
 
     /// The `error` message of a JSON error body.
-    var errorMessage: String? { (try? json)?["error"]?.stringValue }
+    package var errorMessage: String? { (try? json)?["error"]?.stringValue }
 }
 
-struct HTTPClientError: Error, CustomStringConvertible {
-    let description: String
+package struct HTTPClientError: Error, CustomStringConvertible {
+    package let description: String
+    package init(description: String) { self.description = description }
 }
 
 /// A deliberately small HTTP/1.1 client over a raw loopback socket, so tests
 /// can send exactly the bytes they mean, malformed ones included. One
 /// connection per request, 10 s timeouts: a hung server fails the test.
-struct TestHTTPClient: Sendable {
-    let port: Int
-    var token: String?
+package struct TestHTTPClient: Sendable {
+    package let port: Int
+    package var token: String?
 
-    func get(_ path: String, token: String?? = nil) throws -> HTTPResponse {
+    package init(port: Int, token: String? = nil) {
+        self.port = port
+        self.token = token
+    }
+
+    package func get(_ path: String, token: String?? = nil) throws -> HTTPResponse {
         try request("GET", path, token: token)
     }
 
-    func post(_ path: String, json: String, token: String?? = nil,
+    package func post(_ path: String, json: String, token: String?? = nil,
               contentType: String? = "application/json") throws -> HTTPResponse {
         try request("POST", path, body: Array(json.utf8), token: token, contentType: contentType)
     }
 
-    func patch(_ path: String, json: String, token: String?? = nil) throws -> HTTPResponse {
+    package func patch(_ path: String, json: String, token: String?? = nil) throws -> HTTPResponse {
         try request("PATCH", path, body: Array(json.utf8), token: token, contentType: "application/json")
     }
 
-    func delete(_ path: String, token: String?? = nil) throws -> HTTPResponse {
+    package func delete(_ path: String, token: String?? = nil) throws -> HTTPResponse {
         try request("DELETE", path, token: token)
     }
 
     /// `token`: nil uses the client's token, `.some(nil)` sends no Authorization.
-    func request(_ method: String, _ path: String, body: [UInt8]? = nil, token: String?? = nil,
+    package func request(_ method: String, _ path: String, body: [UInt8]? = nil, token: String?? = nil,
                  contentType: String? = nil, headers: [String: String] = [:]) throws -> HTTPResponse {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if let bearer = token ?? self.token { head += "Authorization: Bearer \(bearer)\r\n" }
@@ -64,14 +76,14 @@ struct TestHTTPClient: Sendable {
     }
 
     /// Sends `bytes` as they are and reads the answer until the server closes.
-    func raw(_ bytes: [UInt8]) throws -> HTTPResponse {
+    package func raw(_ bytes: [UInt8]) throws -> HTTPResponse {
         let socket = try connect()
         defer { close(socket) }
         try send(bytes, on: socket)
         return try Self.parse(try receiveAll(from: socket))
     }
 
-    func connect() throws -> Int32 {
+    package func connect() throws -> Int32 {
         let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw HTTPClientError(description: "socket: \(errno)") }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
@@ -93,7 +105,7 @@ struct TestHTTPClient: Sendable {
         return descriptor
     }
 
-    func send(_ bytes: [UInt8], on socket: Int32) throws {
+    package func send(_ bytes: [UInt8], on socket: Int32) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -103,7 +115,7 @@ struct TestHTTPClient: Sendable {
         }
     }
 
-    func receiveAll(from socket: Int32) throws -> [UInt8] {
+    package func receiveAll(from socket: Int32) throws -> [UInt8] {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -118,7 +130,7 @@ struct TestHTTPClient: Sendable {
         }
     }
 
-    static func parse(_ bytes: [UInt8]) throws -> HTTPResponse {
+    package static func parse(_ bytes: [UInt8]) throws -> HTTPResponse {
         guard let end = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else {
             throw HTTPClientError(description: "incomplete response: \(String(decoding: bytes, as: UTF8.self))")
         }

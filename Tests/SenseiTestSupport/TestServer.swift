@@ -1,37 +1,31 @@
 import Foundation
 import InMemoryLogging
 import Logging
-import SenseiModels
-@testable import SenseiServer
+import SenseiServer
 
-/// A real server on a free loopback port with its own temporary data
-/// directory, and a client holding an admin token.
-struct TestServer {
-    let application: SenseiApplication
-    let dataDirectory: String
-    let logs: InMemoryLogHandler
-    /// Clients with an admin, a write-only and a read-only token.
-    let admin: TestHTTPClient
-    let writer: TestHTTPClient
-    let reader: TestHTTPClient
+/// A real server on a free loopback port with its own data directory, and
+/// clients holding an admin, a write-only and a read-only token: the one
+/// live harness of the server's and the dashboard's tests.
+package struct TestServer: Sendable {
+    package let application: SenseiApplication
+    package let dataDirectory: String
+    package let logs: InMemoryLogHandler
+    package let adminToken: String
+    package let writeToken: String
+    package let readToken: String
 
-    var port: Int { application.port }
-    var store: SenseiStore { application.store }
+    package var port: Int { application.port }
+    package var store: SenseiStore { application.store }
+    package var admin: TestHTTPClient { TestHTTPClient(port: port, token: adminToken) }
+    package var writer: TestHTTPClient { TestHTTPClient(port: port, token: writeToken) }
+    package var reader: TestHTTPClient { TestHTTPClient(port: port, token: readToken) }
     /// A client with no token.
-    var anonymous: TestHTTPClient { TestHTTPClient(port: port, token: nil) }
-}
-
-/// Makes a fresh temporary directory, removed after `body`.
-func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
-    let path = NSTemporaryDirectory() + "sensei-test-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    return try await body(path)
+    package var anonymous: TestHTTPClient { TestHTTPClient(port: port, token: nil) }
 }
 
 /// Starts a server on `dataDirectory` (a new temporary one if nil), runs
 /// `body`, and shuts the server down however `body` ends.
-func withTestServer<T>(
+package func withTestServer<T>(
     dataDirectory: String? = nil,
     configure: (inout SenseiApplication.Configuration) -> Void = { _ in },
     _ body: (TestServer) async throws -> T
@@ -58,17 +52,13 @@ private func runTestServer<T>(
     let logs = InMemoryLogHandler()
     let application = try SenseiApplication(configuration: configuration, logger: Logger(label: "test") { _ in logs })
     // The database keeps only digests: on a reused directory, mint new secrets.
-    let tokens = try Scope.allCases.reversed().map { scope in
+    func mint(_ scope: Scope) throws -> String {
         _ = try application.store.revokeToken(name: "test-\(scope.rawValue)")
         return try application.store.createToken(name: "test-\(scope.rawValue)", scope: scope)
     }
+    let admin = try mint(.admin), write = try mint(.write), read = try mint(.read)
     try application.start()
     defer { application.shutdown() }
-    let port = application.port
-    let server = TestServer(
-        application: application, dataDirectory: directory, logs: logs,
-        admin: TestHTTPClient(port: port, token: tokens[0]),
-        writer: TestHTTPClient(port: port, token: tokens[1]),
-        reader: TestHTTPClient(port: port, token: tokens[2]))
-    return try await body(server)
+    return try await body(TestServer(application: application, dataDirectory: directory, logs: logs,
+                                     adminToken: admin, writeToken: write, readToken: read))
 }

@@ -1,0 +1,21 @@
+import Foundation
+
+/// Checks `condition` every few milliseconds until it gives a value or
+/// `seconds` pass (then nil): the one way tests wait on something that has
+/// no event to wait for (a line in a child's log, a counter, a file).
+package func poll<T>(seconds: Double, every interval: Duration = .milliseconds(5),
+                     _ condition: () throws -> T?) rethrows -> T? {
+    let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+    while true {
+        if let value = try condition() { return value }
+        if ContinuousClock.now >= deadline { return nil }
+        Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+    }
+}
+
+/// Waits (up to `seconds`) until `condition` holds; false if it never did.
+@discardableResult
+package func waitUntil(seconds: Double, every interval: Duration = .milliseconds(5),
+                       _ condition: () throws -> Bool) rethrows -> Bool {
+    try poll(seconds: seconds, every: interval) { try condition() ? true : nil } ?? false
+}
