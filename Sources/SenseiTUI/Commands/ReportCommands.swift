@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import SenseiModels
 
@@ -8,16 +7,16 @@ import Glibc
 #endif
 
 /// `sensei list`: every sensor as a table (or JSON), from the cache after a sync.
-struct ListCommand: ParsableCommand {
+struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "Print the sensors: latest value, age, last 24 hours.")
 
     @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Print JSON instead of a table.") var json = false
 
-    func run() throws {
+    func run() async throws {
         let (_, cache, syncer) = try connection.open()
-        ReportSupport.syncOrWarn(syncer, cache: cache)
+        await ReportSupport.syncOrWarn(syncer, cache: cache)
         let context = ReportSupport.context()
         let sensors = try cache.sensorSummaries(now: context.now)
         print(json ? TextReport.listJSON(sensors, context) : TextReport.list(sensors, context), terminator: "")
@@ -25,32 +24,29 @@ struct ListCommand: ParsableCommand {
 }
 
 /// `sensei show CODE --range day`: statistics and a chart as text (or JSON).
-struct ShowCommand: ParsableCommand {
+struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show", abstract: "Print one sensor's statistics and chart for a range.")
 
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The sensor's code (or id).") var code: String
-    @Option(help: "hour, day, week, month, year or all.") var range = "day"
+    @Option(help: "The span the chart covers.") var range: TimeRange = .day
     @Option(help: "Chart width in columns.") var width = 80
     @Flag(help: "Print JSON instead of text.") var json = false
 
     func validate() throws {
-        guard TimeRange(rawValue: range) != nil else {
-            throw ValidationError("--range must be one of \(TimeRange.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
         guard width >= 20 else { throw ValidationError("--width must be at least 20") }
     }
 
-    func run() throws {
+    func run() async throws {
         let (_, cache, syncer) = try connection.open()
-        ReportSupport.syncOrWarn(syncer, cache: cache)
+        await ReportSupport.syncOrWarn(syncer, cache: cache)
         let context = ReportSupport.context()
         let sensors = try cache.sensorSummaries(now: context.now).map(\.sensor)
         guard let sensor = sensors.first(where: { $0.code == code || String($0.id) == code }) else {
             throw ValidationError("no sensor '\(code)' in the cache of this server")
         }
-        guard let detail = try cache.detail(sensorId: sensor.id, range: TimeRange(rawValue: range)!, now: context.now)
+        guard let detail = try cache.detail(sensorId: sensor.id, range: range, now: context.now)
         else { throw ValidationError("no sensor '\(code)' in the cache of this server") }
         print(json ? TextReport.showJSON(detail) : TextReport.show(detail, context, width: width), terminator: "")
     }
@@ -59,19 +55,10 @@ struct ShowCommand: ParsableCommand {
 enum ReportSupport {
     /// Syncs; when the server cannot be reached, says so on stderr and goes on
     /// with what the cache has.
-    static func syncOrWarn(_ syncer: Syncer, cache: SensorCache) {
-        let outcome = Outcome()
-        let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            do throws(SyncError) {
-                _ = try await syncer.sync()
-            } catch {
-                outcome.error = error
-            }
-            done.signal()
-        }
-        done.wait()
-        if let error = outcome.error {
+    static func syncOrWarn(_ syncer: Syncer, cache: SensorCache) async {
+        do throws(SyncError) {
+            _ = try await syncer.sync()
+        } catch {
             let since = (try? cache.lastSync()).flatMap { $0 }.map { " (cache from \($0))" } ?? " (nothing cached yet)"
             let reason: String
             switch error {
@@ -80,11 +67,6 @@ enum ReportSupport {
             }
             FileHandle.standardError.write(Data("sensei: \(reason); showing the cache\(since)\n".utf8))
         }
-    }
-
-    /// The sync's failure, handed from its task to the waiting command.
-    private final class Outcome: @unchecked Sendable {
-        var error: SyncError?
     }
 
     static func context() -> TextReport.Context {

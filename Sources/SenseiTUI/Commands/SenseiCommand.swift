@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 /// `sensei`: the dashboard by default, or `list` / `show` for scripts.
-public struct SenseiCommand: ParsableCommand {
+public struct SenseiCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "sensei",
         abstract: "Watch a Sensei server's sensors in the terminal, from a local cache that works offline.",

@@ -1,3 +1,0 @@
-import SenseiTUI
-
-SenseiCommand.main()
