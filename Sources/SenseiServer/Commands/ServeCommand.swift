@@ -1,8 +1,6 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import Logging
-import Synchronization
 
 /// `sensei-server serve`: runs the HTTP server until SIGINT or SIGTERM.
 struct ServeCommand: ParsableCommand {
@@ -170,39 +168,4 @@ struct ServeCommand: ParsableCommand {
         application.shutdown()
         logger.notice("stopped")
     }
-}
-
-/// Blocks until one of the signals arrives; they no longer kill the process.
-struct SignalWaiter {
-    private let sources: [DispatchSourceSignal]
-    private let received = DispatchSemaphore(value: 0)
-    private let last = LastSignal()
-
-    init(signals: [Int32]) {
-        var sources: [DispatchSourceSignal] = []
-        for number in signals {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            let received = received
-            let last = last
-            source.setEventHandler {
-                last.value.store(number, ordering: .relaxed)
-                received.signal()
-            }
-            source.resume()
-            sources.append(source)
-        }
-        self.sources = sources
-    }
-
-    func wait() -> Int32 {
-        received.wait()
-        return last.value.load(ordering: .relaxed)
-    }
-}
-
-
-
-private final class LastSignal: Sendable {
-    let value = Atomic<Int32>(0)
 }
