@@ -69,15 +69,11 @@ final class ServerMetrics: Sendable {
     func observeCommits(of store: SenseiStore) {
         // The metrics, not `self`: the store would otherwise keep this alive.
         store.groupCommit.onCommit.withLock { [commits, commitWrites, commitReadings] observer in
-            observer.append(CommitObserver { outcomes in
+            observer.append(CommitObserver { commit in
                 commits.increment()
-                commitWrites.record(Double(outcomes.count))
-                // A reading insert answers with what it stored (MetricsTests checks the sum).
-                var readings = 0
-                for outcome in outcomes {
-                    for stored in StoredReadings.all(in: outcome) { readings += stored.count }
-                }
-                commitReadings.record(Double(readings))
+                commitWrites.record(Double(commit.writes))
+                // MetricsTests checks the sum.
+                commitReadings.record(Double(commit.stored.reduce(0) { $0 + $1.count }))
             })
         }
     }

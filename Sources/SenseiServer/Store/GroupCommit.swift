@@ -13,8 +13,6 @@ import Synchronization
 /// batch) rolls back alone. A completion runs only once the transaction holding
 /// its write has committed, or with the error that stopped it.
 final class GroupCommit: Sendable {
-    typealias Completion = @Sendable (Result<any Sendable, any Error>) -> Void
-
     private let pool: DatabasePool
     private let queue = Mutex<Queue>(Queue())
     private let wake = DispatchSemaphore(value: 0)
@@ -26,7 +24,7 @@ final class GroupCommit: Sendable {
     let onCommit = Mutex<[CommitObserver]>([])
 
     private struct Queue {
-        var writes: [PendingWrite] = []
+        var writes: [any QueuedWrite] = []
         var isStopping = false
     }
 
@@ -38,10 +36,15 @@ final class GroupCommit: Sendable {
     }
 
     /// Queues `work`; `completion` runs on the writer thread after the commit.
-    func submit(_ work: @escaping @Sendable (Database) throws -> any Sendable, completion: @escaping Completion) {
+    /// `stored`: for a write of readings, adds what its result says it stored
+    /// to what the observers are told.
+    func submit<Output: Sendable>(_ work: @escaping @Sendable (Database) throws -> Output,
+                                  stored: StoredReport<Output>? = nil,
+                                  completion: @escaping @Sendable (Result<Output, any Error>) -> Void) {
+        let write = PendingWrite(work: work, stored: stored, completion: completion)
         let accepted = queue.withLock { queue in
             guard !queue.isStopping else { return false }
-            queue.writes.append(PendingWrite(work: work, completion: completion))
+            queue.writes.append(write)
             return true
         }
         guard accepted else { return completion(.failure(GroupCommitError.stopped)) }
@@ -49,15 +52,16 @@ final class GroupCommit: Sendable {
     }
 
     /// `submit`, waiting for the outcome: for commands and rare admin writes.
-    func write<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) throws -> T {
-        let outcome = Mutex<Result<any Sendable, any Error>?>(nil)
+    func write<Output: Sendable>(_ work: @escaping @Sendable (Database) throws -> Output,
+                                 stored: StoredReport<Output>? = nil) throws -> Output {
+        let outcome = Mutex<Result<Output, any Error>>(.failure(GroupCommitError.stopped))
         let done = DispatchSemaphore(value: 0)
-        submit({ db in try work(db) }) { result in
+        submit(work, stored: stored) { result in
             outcome.withLock { $0 = result }
             done.signal()
         }
         done.wait()
-        return try outcome.withLock { $0! }.get() as! T
+        return try outcome.withLock { $0 }.get()
     }
 
     /// Finishes every queued write, then ends the writer thread.
@@ -88,34 +92,36 @@ final class GroupCommit: Sendable {
     /// (two extra statements a write); if one of them fails, the whole
     /// transaction is rolled back and run again with each write in its own
     /// savepoint, so that only the failing one is refused.
-    private func commit(_ writes: [PendingWrite]) {
-        var outcomes: [Result<any Sendable, any Error>]
+    private func commit(_ writes: [any QueuedWrite]) {
         do {
             do {
-                outcomes = try transaction(writes, isolating: false)
+                try transaction(writes, isolating: false)
             } catch is WriteFailed {
-                outcomes = try transaction(writes, isolating: true)
+                try transaction(writes, isolating: true)
             }
             commits.add(1, ordering: .releasing)
-            for observer in onCommit.withLock({ $0 }) { observer.committed(outcomes) }
+            let observers = onCommit.withLock { $0 }
+            if !observers.isEmpty {
+                var stored: [StoredReadings] = []
+                for write in writes { write.report(into: &stored) }
+                let summary = CommitSummary(writes: writes.count, stored: stored)
+                for observer in observers { observer.committed(summary) }
+            }
         } catch {
             // The transaction could not begin or commit: nothing in it was stored.
-            outcomes = writes.map { _ in .failure(error) }
+            for write in writes { write.refuse(error) }
         }
-        for (write, outcome) in zip(writes, outcomes) { write.completion(outcome) }
+        for write in writes { write.answer() }
     }
 
     /// One transaction over `writes`. Not isolating, the first failing write
     /// throws `WriteFailed` and rolls everything back.
-    private func transaction(_ writes: [PendingWrite], isolating: Bool) throws -> [Result<any Sendable, any Error>] {
-        var outcomes: [Result<any Sendable, any Error>] = []
-        outcomes.reserveCapacity(writes.count)
+    private func transaction(_ writes: [any QueuedWrite], isolating: Bool) throws {
         try pool.writeWithoutTransaction { db in
             try Self.inTransaction(db) {
-                try Self.run(writes, isolating: isolating, in: db, into: &outcomes)
+                try Self.run(writes, isolating: isolating, in: db)
             }
         }
-        return outcomes
     }
 
     /// `body` in a transaction whose BEGIN and COMMIT are prepared once:
@@ -132,31 +138,32 @@ final class GroupCommit: Sendable {
         }
     }
 
-    private static func run(_ writes: [PendingWrite], isolating: Bool, in db: Database,
-                            into outcomes: inout [Result<any Sendable, any Error>]) throws {
-        outcomes.removeAll(keepingCapacity: true)
+    private static func run(_ writes: [any QueuedWrite], isolating: Bool, in db: Database) throws {
         for write in writes {
             guard isolating else {
                 do {
-                    outcomes.append(.success(try write.work(db)))
+                    try write.perform(db)
                 } catch {
                     throw WriteFailed()
                 }
                 continue
             }
-            var outcome: Result<any Sendable, any Error> = .failure(CancellationError())
             do {
                 try db.inSavepoint {
-                    outcome = .success(try write.work(db))
+                    try write.perform(db)
                     return .commit
                 }
             } catch {
-                outcome = .failure(error)
+                write.refuse(error)
             }
-            outcomes.append(outcome)
         }
     }
 }
+
+/// How a write's result adds what it stored (`StoredReadings`) to the list
+/// the observers get: one sensor's write appends itself, a write over many
+/// sensors appends each.
+typealias StoredReport<Output> = @Sendable (Output, inout [StoredReadings]) -> Void
 
 /// A write threw in the optimistic pass: roll back and isolate.
 private struct WriteFailed: Error {}
@@ -167,7 +174,48 @@ enum GroupCommitError: Error, CustomStringConvertible {
     var description: String { "the store is shutting down" }
 }
 
-private struct PendingWrite: Sendable {
-    let work: @Sendable (Database) throws -> any Sendable
-    let completion: GroupCommit.Completion
+/// A queued write whatever its result type, as the writer thread drives it.
+private protocol QueuedWrite: Sendable {
+    /// Runs the write in the open transaction and keeps its result.
+    func perform(_ db: Database) throws
+    /// Keeps `error` as the outcome instead: the write (or its transaction) failed.
+    func refuse(_ error: any Error)
+    /// Adds what the kept result says was stored; nothing for a refused write.
+    func report(into stored: inout [StoredReadings])
+    /// Hands the kept outcome to the completion, once the transaction is over.
+    func answer()
+}
+
+/// One write and its typed outcome. Unchecked: `outcome` is touched only by
+/// the writer thread, between taking the write off the queue and answering it.
+private final class PendingWrite<Output: Sendable>: QueuedWrite, @unchecked Sendable {
+    private let work: @Sendable (Database) throws -> Output
+    private let stored: StoredReport<Output>?
+    private let completion: @Sendable (Result<Output, any Error>) -> Void
+    private var outcome: Result<Output, any Error>?
+
+    init(work: @escaping @Sendable (Database) throws -> Output, stored: StoredReport<Output>?,
+         completion: @escaping @Sendable (Result<Output, any Error>) -> Void) {
+        self.work = work
+        self.stored = stored
+        self.completion = completion
+    }
+
+    func perform(_ db: Database) throws {
+        outcome = .success(try work(db))
+    }
+
+    func refuse(_ error: any Error) {
+        outcome = .failure(error)
+    }
+
+    func report(into stored: inout [StoredReadings]) {
+        guard let report = self.stored, case .success(let output)? = outcome else { return }
+        report(output, &stored)
+    }
+
+    func answer() {
+        // Every write is performed or refused before it is answered.
+        completion(outcome ?? .failure(GroupCommitError.stopped))
+    }
 }

@@ -33,7 +33,8 @@ extension SenseiStore {
                                createIfMissing: Bool, receivedAt: Timestamp = .now()) throws -> Int {
         try groupCommit.write(Self.insertion(readings, into: reference, createIfMissing: createIfMissing,
                                              receivedAt: receivedAt, hints: receiveTimeHints, tap: tap,
-                                  maxSensors: maxSensors)).count
+                                             maxSensors: maxSensors),
+                              stored: { $1.append($0) }).count
     }
 
     /// `insertReadings` without waiting: `completion` runs on the writer
@@ -45,9 +46,7 @@ extension SenseiStore {
         let work = Self.insertion(readings, into: reference, createIfMissing: createIfMissing,
                                   receivedAt: receivedAt, hints: receiveTimeHints, tap: tap,
                                   maxSensors: maxSensors)
-        groupCommit.submit({ db in try work(db) }) { result in
-            completion(result.map { ($0 as! StoredReadings).count })
-        }
+        groupCommit.submit(work, stored: { $1.append($0) }) { result in completion(result.map(\.count)) }
     }
 
     private static func insertion(_ readings: [ReadingInput], into reference: SensorReference,

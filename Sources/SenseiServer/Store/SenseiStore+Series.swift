@@ -25,9 +25,7 @@ extension SenseiStore {
                        completion: @escaping @Sendable (Result<SeriesIngestOutcome, any Error>) -> Void) {
         let work = Self.ingestion(points, allOrNothing: allOrNothing, receivedAt: receivedAt,
                                   hints: receiveTimeHints, tap: tap, maxSensors: maxSensors)
-        groupCommit.submit({ db in try work(db) }) { result in
-            completion(result.map { ($0 as! SeriesWrite).outcome })
-        }
+        groupCommit.submit(work, stored: Self.reportStored) { result in completion(result.map(\.outcome)) }
     }
 
     /// `ingest`, waiting for the commit: for tests and callers that own their thread.
@@ -35,8 +33,12 @@ extension SenseiStore {
     public func ingest(_ points: [SeriesPoint], allOrNothing: Bool = false,
                        receivedAt: Timestamp = .now()) throws -> SeriesIngestOutcome {
         try groupCommit.write(Self.ingestion(points, allOrNothing: allOrNothing, receivedAt: receivedAt,
-                                             hints: receiveTimeHints, tap: tap, maxSensors: maxSensors)).outcome
+                                             hints: receiveTimeHints, tap: tap, maxSensors: maxSensors),
+                              stored: Self.reportStored).outcome
     }
+
+    /// What a series write tells the commit's observers: each sensor's readings.
+    private static let reportStored: StoredReport<SeriesWrite> = { write, stored in stored.append(contentsOf: write.stored) }
 
     /// The points of one series in a call.
     private struct SeriesGroup {

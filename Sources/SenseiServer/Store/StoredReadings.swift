@@ -3,9 +3,9 @@ import Synchronization
 
 /// What a committed reading write stored, as `GroupCommit` reports it to its
 /// observers: the metrics count `count`, the live stream (`ReadingStreams`)
-/// sends `readings`. Every ingest write answers with one of these (or an
-/// array of them, one per sensor), so whatever path a reading came in by,
-/// its commit is seen the same way.
+/// sends `readings`. Every ingest write reports one of these (or one per
+/// sensor) through `GroupCommit.submit(_:stored:completion:)`, so whatever
+/// path a reading came in by, its commit is seen the same way.
 public struct StoredReadings: Sendable {
     public let sensorID: Int64
     public let code: String
@@ -14,16 +14,6 @@ public struct StoredReadings: Sendable {
     /// The readings as stored (receive-time ones at their final
     /// millisecond), in the write's order; empty unless `ReadingTap` was on.
     public let readings: [Reading]
-
-    /// Every `StoredReadings` a write's outcome carries.
-    static func all(in outcome: Result<any Sendable, any Error>) -> [StoredReadings] {
-        switch outcome {
-        case .success(let one as StoredReadings): [one]
-        case .success(let many as [StoredReadings]): many
-        case .success(let series as SeriesWrite): series.stored
-        default: []
-        }
-    }
 }
 
 /// Whether writes keep a copy of what they store: only while someone

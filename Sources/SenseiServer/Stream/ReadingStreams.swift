@@ -50,7 +50,7 @@ public final class ReadingStreams: Sendable {
         self.configuration = configuration
         self.tap = store.tap
         store.groupCommit.onCommit.withLock { observers in
-            observers.append(CommitObserver { [weak self] outcomes in self?.publish(outcomes) })
+            observers.append(CommitObserver { [weak self] commit in self?.publish(commit.stored) })
         }
         let thread = Thread { [self] in tick() }
         thread.name = "sensei-streams"
@@ -97,22 +97,20 @@ public final class ReadingStreams: Sendable {
 
     /// On the writer thread, after each commit. Streams are written outside
     /// the lock: a stream's close (on an MHD thread) takes it.
-    private func publish(_ outcomes: [Result<any Sendable, any Error>]) {
+    private func publish(_ written: [StoredReadings]) {
         guard tap.isOn else { return }
         let listeners = state.withLock { Array($0.listeners) }
         guard !listeners.isEmpty else { return }
         var sentCount: [Int: Int] = [:]
-        for outcome in outcomes {
-            for stored in StoredReadings.all(in: outcome) {
-                let wanting = listeners.filter { $0.value.watch.sensorIDs?.contains(stored.sensorID) ?? true }
-                guard !wanting.isEmpty else { continue }
-                for reading in stored.readings {
-                    let event = Self.event(stored, reading)
-                    for (id, listener) in wanting {
-                        if let limit = listener.watch.limit, sentCount[id, default: 0] >= limit { continue }
-                        // A stream that refuses is over; its close removes it.
-                        if listener.stream.send(event) { sentCount[id, default: 0] += 1 }
-                    }
+        for stored in written {
+            let wanting = listeners.filter { $0.value.watch.sensorIDs?.contains(stored.sensorID) ?? true }
+            guard !wanting.isEmpty else { continue }
+            for reading in stored.readings {
+                let event = Self.event(stored, reading)
+                for (id, listener) in wanting {
+                    if let limit = listener.watch.limit, sentCount[id, default: 0] >= limit { continue }
+                    // A stream that refuses is over; its close removes it.
+                    if listener.stream.send(event) { sentCount[id, default: 0] += 1 }
                 }
             }
         }
