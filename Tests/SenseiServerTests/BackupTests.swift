@@ -238,12 +238,11 @@ private final class Ingestion: @unchecked Sendable {
     var failures: Int { lock.withLock { failed } }
 
     func waitFor(acknowledged count: Int) {
-        let deadline = Date().addingTimeInterval(30)
-        while acknowledged().count < count && Date() < deadline { usleep(5_000) }
+        waitUntil(seconds: 30) { acknowledged().count >= count }
     }
 
     func stop() {
         stopping.store(true, ordering: .relaxed)
-        while threads.contains(where: { $0.isExecuting }) { usleep(5_000) }
+        #expect(waitUntil(seconds: 30) { !threads.contains(where: { $0.isExecuting }) }, "writers still running after 30 s")
     }
 }

@@ -37,8 +37,7 @@ extension BlockingSuites {
                     writers.start(WriteLoad.writers) { writer in WriteLoad(writer: writer, client: target, ledger: ledger).run() }
                     // Kill at a different point of each cycle: after 150 to 600 more 201s (or 4 s).
                     let killAt = before + 150 + Int(random.next() % 450)
-                    let deadline = ContinuousClock.now + .seconds(4)
-                    while ledger.acknowledgedRequests < killAt && ContinuousClock.now < deadline { usleep(2_000) }
+                    waitUntil(seconds: 4) { ledger.acknowledgedRequests >= killAt }
                     #expect(ledger.acknowledgedRequests > before, "cycle \(cycle): no write acknowledged")
                     #expect(server.stop(signal: SIGKILL) == SIGKILL)
                     #expect(writers.join(seconds: 30), "cycle \(cycle): writers still blocked after the kill")

@@ -133,11 +133,11 @@ struct RestartTests {
                 }
             }
             writers.forEach { $0.start() }
-            while acknowledged.count < 300 { usleep(5_000) }
+            waitUntil(seconds: 30) { acknowledged.count >= 300 }
             #expect(acknowledged.count >= 300)
             let status = server.stop(signal: SIGTERM)
             #expect(status == 0, "sensei-server exited with \(status); its log:\n\(server.log.suffix(4_000))")
-            while writers.contains(where: { $0.isExecuting }) { usleep(5_000) }
+            #expect(waitUntil(seconds: 30) { !writers.contains(where: { $0.isExecuting }) }, "writers still running")
 
             let (again, port2) = try ServerProcess.start(dataDirectory: data, environment: ["SENSEI_TOKEN": "load-test"])
             defer { _ = again.stop() }

@@ -248,7 +248,7 @@ struct RetentionTests {
                     sent += 1
                 }
             }
-            while posting.load(ordering: .acquiring) < 4 { usleep(1_000) }
+            #expect(waitUntil(seconds: 30) { posting.load(ordering: .acquiring) >= 4 }, "posters did not start")
             let sweepStarted = clock.now
             let sweep = Result { try store.sweepRetention { usleep(10_000); return true } }
             let took = clock.now - sweepStarted

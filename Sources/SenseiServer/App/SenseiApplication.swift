@@ -38,7 +38,7 @@ public final class SenseiApplication: Sendable {
     private let logger: Logger
     private let authenticator: Authenticator
     private let router: Router
-    private let http: HTTPServer
+    let http: HTTPServer
     private let retentionSweeper: RetentionSweeper
     let streams: ReadingStreams
     private let compactor: Compactor

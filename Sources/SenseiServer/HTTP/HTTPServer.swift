@@ -85,6 +85,12 @@ public final class HTTPServer: Sendable {
     /// Requests announced and not yet over (answered and sent, or cut off).
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
+    /// Body bytes counted against `maxBufferedBodyBytes` now.
+    var bufferedBodies: Int { bufferedBodyBytes.load(ordering: .relaxed) }
+
+    /// The shutdown has answered what waited: no connection is suspended from now on.
+    var isClosing: Bool { suspended.withLock { $0.closing } }
+
     public func start() throws {
         var config = sensei_daemon_config()
         config.port = configuration.port
