@@ -51,10 +51,14 @@ private func runTestServer<T>(
     configure(&configuration)
     let logs = InMemoryLogHandler()
     let application = try SenseiApplication(configuration: configuration, logger: Logger(label: "test") { _ in logs })
-    // The database keeps only digests: on a reused directory, mint new secrets.
+    // The database keeps only digests: on a reused directory, mint new
+    // secrets under new names, and leave the old ones valid (a client from
+    // before a restart keeps working, as a device's would).
+    let taken = Set(try application.store.tokens().map(\.name))
     func mint(_ scope: Scope) throws -> String {
-        _ = try application.store.revokeToken(name: "test-\(scope.rawValue)")
-        return try application.store.createToken(name: "test-\(scope.rawValue)", scope: scope)
+        let name = "test-\(scope.rawValue)"
+        return try application.store.createToken(
+            name: taken.contains(name) ? name + "-" + UUID().uuidString.prefix(8) : name, scope: scope)
     }
     let admin = try mint(.admin), write = try mint(.write), read = try mint(.read)
     try application.start()

@@ -1,8 +1,6 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import SenseiModels
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +8,7 @@ import Glibc
 
 /// `sensei watch CODE…`: each new reading as one line, as the server commits
 /// it, until interrupted; a dropped stream is reopened.
-struct WatchCommand: ParsableCommand {
+struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Print each new reading of the sensors (all when none given) as it arrives, until interrupted.")
@@ -18,7 +16,7 @@ struct WatchCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "Sensor codes (or ids); none: every sensor.") var codes: [String] = []
 
-    func run() throws {
+    func run() async throws {
         // Ends on Ctrl-C or SIGTERM even when started with them ignored or
         // blocked (both are inherited across exec: a parent's choice, not ours).
         signal(SIGINT, SIG_DFL)
@@ -31,24 +29,16 @@ struct WatchCommand: ParsableCommand {
         let config = try connection.resolve()
         guard let url = URL(string: config.url) else { throw ValidationError(ConfigError.invalidURL(config.url).description) }
         let client = APIClient(baseURL: url, token: config.token)
-        let failure = Mutex<String?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let codes = codes
-        Task.detached {
-            do {
-                try await Self.watch(client, codes: codes) { line in
-                    // Written whole and at once, also into a pipe.
-                    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-                } note: { message in
-                    FileHandle.standardError.write(Data("sensei: \(message)\n".utf8))
-                }
-            } catch {
-                failure.withLock { $0 = "\(error)" }
+        do {
+            try await Self.watch(client, codes: codes) { line in
+                // Written whole and at once, also into a pipe.
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            } note: { message in
+                FileHandle.standardError.write(Data("sensei: \(message)\n".utf8))
             }
-            done.signal()
+        } catch {
+            throw ValidationError("\(error)")
         }
-        done.wait()
-        if let message = failure.withLock({ $0 }) { throw ValidationError(message) }
     }
 
     /// Follows the stream until the task is cancelled. A refusal of the
