@@ -241,8 +241,8 @@ struct SeriesIngestTests {
             let store = try SenseiStore(path: directory + "/s.sqlite")
             let seen = Mutex<[StoredReadings]>([])
             store.groupCommit.onCommit.withLock {
-                $0.append(CommitObserver { outcomes in
-                    seen.withLock { for outcome in outcomes { $0 += StoredReadings.all(in: outcome) } }
+                $0.append(CommitObserver { commit in
+                    seen.withLock { $0 += commit.stored }
                 })
             }
             store.tap.attach()
