@@ -86,7 +86,7 @@ final class AlertEvaluator: Sendable {
         }
         save(changes, at: now)
         // Weakly: the store outlives the evaluator in tests that reopen it.
-        let observer = CommitObserver { [weak self] outcomes in self?.committed(outcomes) }
+        let observer = CommitObserver { [weak self] commit in self?.committed(commit.stored) }
         store.groupCommit.onCommit.withLock { $0.append(observer) }
         running.store(true, ordering: .releasing)
         let thread = Thread { [self] in run() }
@@ -156,29 +156,27 @@ final class AlertEvaluator: Sendable {
 
     /// On the writer thread, after each commit: judges the newest reading of
     /// every written sensor that has rules.
-    private func committed(_ outcomes: [Result<any Sendable, any Error>]) {
+    private func committed(_ written: [StoredReadings]) {
         guard watched.load(ordering: .acquiring) > 0 else { return }
         let now = Timestamp.now().milliseconds
         var changes: [Change] = []
         table.withLock { table in
-            for outcome in outcomes {
-                for stored in StoredReadings.all(in: outcome) {
-                    guard let ids = table.bySensor[stored.sensorID] else { continue }
-                    // The newest, and of two at one instant the later.
-                    var newest: Reading?
-                    for reading in stored.readings where newest == nil || reading.timestamp >= newest!.timestamp {
-                        newest = reading
+            for stored in written {
+                guard let ids = table.bySensor[stored.sensorID] else { continue }
+                // The newest, and of two at one instant the later.
+                var newest: Reading?
+                for reading in stored.readings where newest == nil || reading.timestamp >= newest!.timestamp {
+                    newest = reading
+                }
+                for id in ids {
+                    guard var entry = table.entries[id] else { continue }
+                    entry.lastSeen = now
+                    if let newest, let (status, notice) = AlertJudge.judge(
+                        entry.rule, entry.status, reading: newest.value, at: newest.timestamp.milliseconds, now: now) {
+                        entry.status = status
+                        changes.append(Change(id: id, status: status, notice: notice))
                     }
-                    for id in ids {
-                        guard var entry = table.entries[id] else { continue }
-                        entry.lastSeen = now
-                        if let newest, let (status, notice) = AlertJudge.judge(
-                            entry.rule, entry.status, reading: newest.value, at: newest.timestamp.milliseconds, now: now) {
-                            entry.status = status
-                            changes.append(Change(id: id, status: status, notice: notice))
-                        }
-                        table.entries[id] = entry
-                    }
+                    table.entries[id] = entry
                 }
             }
         }
@@ -225,7 +223,7 @@ final class AlertEvaluator: Sendable {
             guard let self else { return }
             defer { unsaved.subtract(1, ordering: .releasing) }
             switch result {
-            case .success(let saved as Saved):
+            case .success(let saved):
                 if !saved.gone.isEmpty {
                     table.withLock { table in
                         for id in saved.gone { table.entries[id] = nil }
@@ -233,8 +231,6 @@ final class AlertEvaluator: Sendable {
                     }
                 }
                 if saved.queued > 0 { queued() }
-            case .success:
-                break
             case .failure(let error):
                 logger.error("storing alert states failed: \(error)")
             }
