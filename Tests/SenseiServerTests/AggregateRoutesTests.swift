@@ -35,6 +35,27 @@ struct AggregateRoutesTests {
         }
     }
 
+    /// Packed hours keep no minute rollups; their minutes, and the minute of
+    /// an hour's extremes, come from the blocks. (Before, a packed hour had no
+    /// minute rows at all and its extremes were put at the hour's start.)
+    @Test(arguments: 1...3)
+    func packedHoursAnswerAsReadings(seed: UInt64) async throws {
+        var random = SplitMix64(seed: seed)
+        try await withTestServer { server in
+            _ = try RandomDataset.insert(into: server.store, code: "r", exactValues: true, using: &random)
+            let sensorID = try #require(try server.store.sensor(.code("r"))).id
+            let raw = try [Self.minute, Self.hour].map { try Self.expected(server.store, sensorID: sensorID, width: $0) }
+            let pass = try server.store.compact(now: .now())
+            #expect(pass.packedHours > 0)
+            for ((level, width), expected) in zip([("minute", Self.minute), ("hour", Self.hour)], raw) {
+                #expect(try Self.expected(server.store, sensorID: sensorID, width: width) == expected)
+                let limit = [1, 7, 100, 10_000].randomElement(using: &random)!
+                expectSame(try Self.fetchAll(server, level: level, after: nil, before: nil, limit: limit), expected,
+                           exact: true, "packed, seed \(seed), \(level), limit \(limit)")
+            }
+        }
+    }
+
     @Test func retentionAndLateReadingsShowInTheAggregates() async throws {
         try await withTestServer { server in
             let start: Int64 = 1_736_380_800_000

@@ -23,6 +23,11 @@ extension SenseiStore {
             let until = try Self.rollupsUntil(of: sensor.id, in: db) ?? Timestamp.range.lowerBound
             var rows = try Self.storedAggregates(of: sensor.id, level: level, from: lo, through: hi,
                                                  limit: limit, in: db)
+            if level == .minute {
+                // Packed hours keep no minute rows: their minutes come from their blocks.
+                rows = try Self.withPackedMinutes(rows, of: sensor.id, from: lo, through: hi, until: until,
+                                                  limit: limit, in: db)
+            }
             // The tail matters unless the page is full before the frontier's row.
             if rows.count < limit || rows[rows.count - 1].start + level.width > until {
                 let tail = try Self.tailAggregates(of: sensor.id, level: level, from: lo, through: hi,
@@ -73,10 +78,44 @@ extension SenseiStore {
         return rows
     }
 
+    /// `rows` (minute rollup rows, in start order, at most `limit`) with the
+    /// minutes of the packed hours among them folded from their blocks, cut to
+    /// `limit` again. Packed hours past the page's last row are not read.
+    private static func withPackedMinutes(_ rows: [SpanRow], of sensorID: Int64, from lo: Int64, through hi: Int64,
+                                          until: Int64, limit: Int, in db: Database) throws -> [SpanRow] {
+        let level = RollupLevel.minute
+        let first = level.start(of: lo) == lo ? lo : level.start(of: lo) + level.width
+        let last = Swift.min(level.start(of: hi) + level.width - 1, until - 1,
+                             rows.count >= limit ? rows[rows.count - 1].start - 1 : .max)
+        guard first <= last else { return rows }
+        var packed: [SpanRow] = []
+        var before = 0  // rows that start before the hour being read
+        for hour in try PackedHours.hours(of: sensorID, from: first, through: last, in: db) {
+            while before < rows.count, rows[before].start < hour { before += 1 }
+            guard before + packed.count < limit else { break }
+            let range = ReadingRange(sensorID: sensorID, lo: Swift.max(hour, first),
+                                     hi: Swift.min(hour + PackedHours.width - 1, last))
+            try range.forEach(ascending: true, in: db) { ts, value in
+                let minute = level.start(of: ts)
+                let part = SpanRow(start: minute, aggregate: Aggregate(value), minAt: minute, maxAt: minute)
+                if let previous = packed.last, previous.start == minute {
+                    packed[packed.count - 1].merge(part)
+                } else {
+                    packed.append(part)
+                }
+                return true
+            }
+        }
+        guard !packed.isEmpty else { return rows }
+        return Array((rows + packed).sorted { $0.start < $1.start }.prefix(limit))
+    }
+
     /// Sets each hour's `minAt` and `maxAt` to its first minute holding the
-    /// hour's min (max), in one pass over the minutes of [from, upTo).
+    /// hour's min (max), in one pass over the minutes of [from, upTo); a
+    /// packed hour, which keeps no minute rows, from its block.
     private static func locateExtremes(of hours: inout [SpanRow], sensorID: Int64, from: Int64, upTo: Int64,
                                        in db: Database) throws {
+        try locatePackedExtremes(of: &hours, sensorID: sensorID, from: from, upTo: upTo, in: db)
         let statement = try db.cachedStatement(sql: """
             SELECT start, min, max FROM rollups_minute WHERE sensor_id = ? AND start >= ? AND start < ?
             ORDER BY start
@@ -100,6 +139,29 @@ extension SenseiStore {
                 hours[index].maxAt = minute
                 found.max = true
             }
+        }
+    }
+
+    private static func locatePackedExtremes(of hours: inout [SpanRow], sensorID: Int64, from: Int64, upTo: Int64,
+                                             in db: Database) throws {
+        var index = 0
+        for hour in try PackedHours.hours(of: sensorID, from: from, through: upTo - 1, in: db) {
+            while index < hours.count, hours[index].start < hour { index += 1 }
+            guard index < hours.count, hours[index].start == hour else { continue }
+            var found = (min: false, max: false)
+            let row = hours[index]
+            try ReadingRange(sensorID: sensorID, lo: hour, hi: hour + PackedHours.width - 1)
+                .forEach(ascending: true, in: db) { ts, value in
+                    if !found.min, value == row.aggregate.min {
+                        hours[index].minAt = RollupLevel.minute.start(of: ts)
+                        found.min = true
+                    }
+                    if !found.max, value == row.aggregate.max {
+                        hours[index].maxAt = RollupLevel.minute.start(of: ts)
+                        found.max = true
+                    }
+                    return !(found.min && found.max)
+                }
         }
     }
 
