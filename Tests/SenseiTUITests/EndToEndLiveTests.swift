@@ -32,6 +32,9 @@ struct EndToEndLiveTests {
                 let screen = try tmux.waitFor { $0.contains("Count    13") }
                 print("live end to end: the posted reading was on screen within \(Int(Date().timeIntervalSince(posted) * 1000)) ms")
                 #expect(screen.contains("99.5"))
+                // Ctrl-L draws the whole screen again, over whatever scribbled on it.
+                try tmux.send("C-l")
+                try tmux.waitFor { $0.contains("Count    13") && $0.contains("● online · live") }
                 try tmux.send("q")
                 try tmux.waitForExit()
             }

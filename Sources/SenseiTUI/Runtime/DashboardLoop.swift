@@ -39,6 +39,7 @@ final class DashboardLoop {
             switch terminal.nextEvent(timeout: 50) {
             case .key(let key)?: apply(.keyPressed(key), perform)
             case .resized(let width, let height)?: apply(.resized(width: width, height: height), perform)
+            case .repaint?: isDirty = true
             case nil: break
             }
             for message in inbox.drain() where !shouldQuit { apply(message, perform) }

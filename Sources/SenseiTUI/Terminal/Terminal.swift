@@ -11,6 +11,8 @@ final class Terminal {
     enum Event: Equatable {
         case key(Key)
         case resized(width: Int, height: Int)
+        /// Ctrl-L: the screen was invalidated and must be drawn whole again.
+        case repaint
     }
 
     let charset: Charset
@@ -65,6 +67,10 @@ final class Terminal {
             return KeyDecoding.functionKey(Int32(input)).map(Event.key)
         }
         guard result == OK else { return nil }
+        if input == KeyDecoding.ctrlL {
+            invalidate()
+            return .repaint
+        }
         return KeyDecoding.character(UInt32(input)).map(Event.key)
     }
 
@@ -148,13 +154,15 @@ enum KeyDecoding {
         }
     }
 
+    static let ctrlL: UInt32 = 12
+
     static func character(_ code: UInt32) -> Key? {
         switch code {
         case 10, 13: return .enter
         case 27: return .escape
         case 8, 127: return .backspace
         case 9: return .tab
-        case 12: return nil  // Ctrl-L is handled as a repaint by the runtime
+        case ctrlL: return nil  // a repaint, not a key (`Terminal.nextEvent`)
         default:
             guard code >= 32, let scalar = Unicode.Scalar(code) else { return nil }
             return .character(Character(scalar))
