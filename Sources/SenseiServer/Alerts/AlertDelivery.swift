@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import SenseiModels
+import Synchronization
 
 /// Sends one outbox entry over HTTP, with a timeout.
 ///
@@ -14,23 +15,48 @@ import SenseiModels
 /// machine and several MB of resident memory against the 50 MB target) for
 /// a few POSTs an hour.
 struct AlertDelivery: Sendable {
-    private let session: URLSession
+    private let sessions: LazySession
     private let timeout: TimeInterval
 
     /// At least 1 s: Linux's URLSession times out at once on anything shorter.
     init(timeout: TimeInterval) {
         self.timeout = max(1, timeout)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = self.timeout
-        configuration.timeoutIntervalForResource = self.timeout
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.httpShouldSetCookies = false
-        configuration.urlCache = nil
-        session = URLSession(configuration: configuration)
+        sessions = LazySession(timeout: self.timeout)
     }
 
     func invalidate() {
-        session.invalidateAndCancel()
+        sessions.invalidate()
+    }
+
+    /// The session, made on the first delivery: making one sets up Foundation's
+    /// shared cookie storage and URL cache, which look for (and try to create)
+    /// directories under $HOME, outside what the systemd unit lets the server
+    /// touch (deploy/check.sh's traced run caught it). A server with no alert
+    /// to deliver never does.
+    private final class LazySession: Sendable {
+        private let timeout: TimeInterval
+        private let made = Mutex<URLSession?>(nil)
+
+        init(timeout: TimeInterval) { self.timeout = timeout }
+
+        var session: URLSession {
+            made.withLock { made in
+                if let made { return made }
+                let configuration = URLSessionConfiguration.ephemeral
+                configuration.timeoutIntervalForRequest = timeout
+                configuration.timeoutIntervalForResource = timeout
+                configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+                configuration.httpShouldSetCookies = false
+                configuration.urlCache = nil
+                let session = URLSession(configuration: configuration)
+                made = session
+                return session
+            }
+        }
+
+        func invalidate() {
+            made.withLock { $0?.invalidateAndCancel() }
+        }
     }
 
     /// nil when the receiver took it (a 2xx answer); else why not, fit for
@@ -42,7 +68,7 @@ struct AlertDelivery: Sendable {
         }
         let outcome = Outcome()
         let done = DispatchSemaphore(value: 0)
-        let task = session.dataTask(with: request) { _, response, error in
+        let task = sessions.session.dataTask(with: request) { _, response, error in
             if let error {
                 outcome.set(Self.describe(error))
             } else if let status = (response as? HTTPURLResponse)?.statusCode, !(200..<300).contains(status) {
