@@ -17,6 +17,40 @@ struct StoreMQTTSink: MQTTPointSink {
                 preferredCode: point.preferredCode, labels: point.labels, name: point.name, units: point.units,
                 valueType: point.valueType), value: point.value)
         }
+        guard case .success(var outcome) = Self.ingest(series, into: store) else {
+            return MQTTStoreOutcome(stored: 0, refused: [.storeFailed: points.count])
+        }
+        var refused: [MQTTDropReason: Int] = [:]
+        var limited: [SeriesPoint] = []
+        for refusal in outcome.refused {
+            switch refusal.error {
+            case .sensorLimit: limited.append(series[refusal.index])
+            case .notFinite: refused[.notFinite, default: 0] += 1
+            case .valueType: refused[.valueType, default: 0] += 1
+            }
+        }
+        // A call past --max-sensors creates none of its new series, but MQTT
+        // messages are independent and a group is only what arrived together:
+        // those refused are tried again one by one, in order, so a series
+        // that fits alone is made whatever came with it. Only near the limit.
+        if series.count > 1 {
+            for point in limited {
+                switch Self.ingest([point], into: store) {
+                case .success(let alone):
+                    outcome.accepted += alone.accepted
+                    if !alone.refused.isEmpty { refused[.sensorLimit, default: 0] += 1 }
+                case .failure:
+                    refused[.storeFailed, default: 0] += 1
+                }
+            }
+        } else if !limited.isEmpty {
+            refused[.sensorLimit, default: 0] += limited.count
+        }
+        return MQTTStoreOutcome(stored: outcome.accepted, refused: refused)
+    }
+
+    /// One series-ingest call, waited for: it returns once the points are durable.
+    private static func ingest(_ series: [SeriesPoint], into store: SenseiStore) -> Result<SeriesIngestOutcome, any Error> {
         let result = Mutex<Result<SeriesIngestOutcome, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         store.ingest(series) { outcome in
@@ -24,20 +58,6 @@ struct StoreMQTTSink: MQTTPointSink {
             done.signal()
         }
         done.wait()
-        switch result.withLock({ $0 })! {
-        case .success(let outcome):
-            var refused: [MQTTDropReason: Int] = [:]
-            for refusal in outcome.refused {
-                let reason: MQTTDropReason = switch refusal.error {
-                case .sensorLimit: .sensorLimit
-                case .notFinite: .notFinite
-                case .valueType: .valueType
-                }
-                refused[reason, default: 0] += 1
-            }
-            return MQTTStoreOutcome(stored: outcome.accepted, refused: refused)
-        case .failure:
-            return MQTTStoreOutcome(stored: 0, refused: [.storeFailed: points.count])
-        }
+        return result.withLock { $0 } ?? .failure(GroupCommitError.stopped)
     }
 }
