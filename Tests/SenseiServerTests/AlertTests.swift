@@ -37,15 +37,6 @@ struct AlertTests {
         try server.reader.get("/alerts/\(id)").json["state"]?.stringValue
     }
 
-    /// Waits, bounded, until `condition` holds.
-    static func waitUntil(_ what: String, seconds: Double = 20, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while try !condition() {
-            guard Date() < deadline else { throw HTTPClientError(description: "not within \(seconds) s: \(what)") }
-            usleep(10_000)
-        }
-    }
-
     /// Waits until every notification decided so far is in the outbox (no
     /// state change waits for its commit) and the outbox is empty: each one
     /// delivered or given up.
@@ -251,7 +242,7 @@ struct AlertTests {
                 {"name":"Door open","sensor":"door","condition":"above","threshold":0.5,"notify":["\#(receiver.url())"]}
                 """#)
             try Self.post(server, "door", 1)
-            try Self.waitUntil("two failed attempts") {
+            try waitUntil("two failed attempts") {
                 try server.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT max(attempts) FROM alert_outbox") ?? 0 } >= 2
             }
             try receiver.up()
@@ -294,7 +285,7 @@ struct AlertTests {
                 {"name":"Door open","sensor":"door","condition":"above","threshold":0.5,"notify":["\#(receiver.url())"]}
                 """#)
             try Self.post(server, "door", 1)
-            try Self.waitUntil("the receiver holds the request") { receiver.isHolding }
+            try waitUntil("the receiver holds the request") { receiver.isHolding }
             for value in 0..<10 { try Self.post(server, "other", Double(value)) }
             #expect(receiver.isHolding)
             #expect(try server.reader.get("/sensors/other").json["count"] == .number(10))
@@ -342,7 +333,7 @@ struct AlertTests {
             }
             // Down for longer than the silence (a condition on the clock, not a guess).
             let downUntil = Date().addingTimeInterval(2.2)
-            try Self.waitUntil("the silence passed") { Date() > downUntil }
+            try waitUntil("the silence passed") { Date() > downUntil }
             try await Self.withAlertServer(dataDirectory: directory) { server in
                 try receiver.wait(seconds: 5) { $0.count == 1 }
                 #expect(try Self.state(server, id) == "firing")
@@ -368,7 +359,7 @@ struct AlertTests {
                 {"name":"Door open","sensor":"door","condition":"above","threshold":0.5,"notify":["\#(receiver.url())"]}
                 """#).status == 201)
             #expect(try client.post("/sensors/door/data", json: #"{"value":1}"#).status == 201)
-            try Self.waitUntil("queued") {
+            try waitUntil("queued") {
                 try client.get("/metrics").text.contains("sensei_alert_outbox_pending 1")
             }
             #expect(first.stop(signal: SIGKILL) == SIGKILL)
@@ -377,7 +368,7 @@ struct AlertTests {
                                                           extraArguments: flags)
             let again = TestHTTPClient(port: port2, token: token)
             try receiver.wait { $0.count == 1 }
-            try Self.waitUntil("outbox empty") {
+            try waitUntil("outbox empty") {
                 try again.get("/metrics").text.contains("sensei_alert_outbox_pending 0")
             }
             #expect(try again.get("/alerts").json["alerts"]?[0]?["state"] == .string("firing"))

@@ -83,7 +83,7 @@ import Testing
             #expect(try limited.takeAll().isEmpty)
             #expect(timed.waitForEnd())
             #expect(try timed.takeAll().count == 3)
-            try waitUntil { server.application.streams.count == 0 }
+            try waitUntil("every stream closed", seconds: 10) { server.application.streams.count == 0 }
         }
     }
 
@@ -101,7 +101,7 @@ import Testing
             #expect(refused.errorMessage == "2 streams are open, the most this server allows; retry later")
             // A client gone is found by the next heartbeat, and its place freed.
             first = nil
-            try waitUntil { server.application.streams.count == 1 }
+            try waitUntil("the gone client's stream closed", seconds: 10) { server.application.streams.count == 1 }
             let third = try EventStreamReader(client: server.reader, path: "/stream")
             #expect(third.status == 200)
             #expect(server.application.streams.count <= 2)
@@ -128,7 +128,7 @@ import Testing
             #expect(slow.waitForEnd(within: 20))
             let received = try slow.takeAll().count
             #expect(received < batches * 5000, "received \(received)")
-            try waitUntil { server.application.streams.count == 0 }
+            try waitUntil("every stream closed", seconds: 10) { server.application.streams.count == 0 }
         }
     }
 
@@ -155,17 +155,5 @@ import Testing
             #expect(status == 0)
             #expect(streams.allSatisfy { $0.waitForEnd(within: 5) })
         }
-    }
-}
-
-/// Polls `condition` every 10 ms for up to `seconds`; fails the test if it never holds.
-func waitUntil(_ seconds: Double = 10, _ condition: () throws -> Bool) throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while try !condition() {
-        guard Date() < deadline else {
-            Issue.record("condition not met within \(seconds) s")
-            return
-        }
-        usleep(10_000)
     }
 }

@@ -19,3 +19,17 @@ package func waitUntil(seconds: Double, every interval: Duration = .milliseconds
                        _ condition: () throws -> Bool) rethrows -> Bool {
     try poll(seconds: seconds, every: interval) { try condition() ? true : nil } ?? false
 }
+
+/// What a bounded wait throws when its condition never held.
+package struct WaitTimeout: Error, CustomStringConvertible {
+    package let description: String
+}
+
+/// Waits (up to `seconds`, a bound that only catches a hang) until
+/// `condition` holds; throws saying `what` it waited for if it never did.
+package func waitUntil(_ what: String, seconds: Double = 20, every interval: Duration = .milliseconds(10),
+                       _ condition: () throws -> Bool) throws {
+    guard try waitUntil(seconds: seconds, every: interval, condition) else {
+        throw WaitTimeout(description: "timed out after \(seconds) s waiting for: \(what)")
+    }
+}

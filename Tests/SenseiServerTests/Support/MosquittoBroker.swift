@@ -168,14 +168,3 @@ func withBroker<T>(_ body: (MosquittoBroker) async throws -> T) async throws -> 
         return try await body(broker)
     }
 }
-
-/// Polls `condition` every 20 ms until it holds; throws after `seconds`
-/// (a bound that only catches a hang, not a timing).
-func waitUntil(_ what: String, seconds: Double = 20, _ condition: () throws -> Bool) throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try condition() { return }
-        usleep(20_000)
-    }
-    throw BrokerError(description: "timed out after \(seconds) s waiting for: \(what)")
-}
