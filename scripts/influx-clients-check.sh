@@ -11,15 +11,9 @@ root=$PWD
 requirements=$root/scripts/influx-clients-requirements.txt
 tools=$root/.build/influx-clients
 
-server_pid=""
-work=""
+source scripts/check-server.sh
 cleanup() {
-    if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-        kill -TERM "$server_pid" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.2; done
-        kill -KILL "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
+    stop_check_server
     [ -z "$work" ] || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -46,32 +40,10 @@ else
     python=python3
 fi
 
-if [ -n "${SENSEI_SERVER_BIN:-}" ]; then
-    server=$(cd "$(dirname "$SENSEI_SERVER_BIN")" && pwd)/$(basename "$SENSEI_SERVER_BIN")
-else
-    say "building sensei-server (debug)"
-    scripts/install-deps.sh
-    swift build --product sensei-server
-    server=$(swift build --show-bin-path)/sensei-server
-fi
+resolve_check_server
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/sensei-influx.XXXXXX")
 admin="influx-check-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
-SENSEI_TOKEN=$admin "$server" serve --host 127.0.0.1 --port 0 --data-dir "$work/data" \
-    --log-level notice >"$work/server.log" 2>&1 &
-server_pid=$!
-port=""
-for _ in $(seq 150); do
-    port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p' "$work/server.log" | head -n 1)
-    [ -n "$port" ] && break
-    kill -0 "$server_pid" 2>/dev/null || break
-    sleep 0.2
-done
-if [ -z "$port" ]; then
-    echo "influx-clients-check: the server did not start:" >&2
-    cat "$work/server.log" >&2
-    exit 1
-fi
+start_check_server influx-clients-check "$admin"
 write_token=$("$server" token create --name influx-clients --scope write --data-dir "$work/data")
 say "sensei-server $server_pid on http://127.0.0.1:$port"
 status=0

@@ -25,18 +25,12 @@ requirements=$root/scripts/openapi-requirements.txt
 tools=$root/.build/openapi-tools
 
 # Stops the server we started and removes its data, whatever happens.
-server_pid=""
-work=""
+source scripts/check-server.sh
 child=""
 cleanup() {
     # A pass still running (interrupted): timeout hands the signal on to schemathesis.
     if [ -n "$child" ]; then kill -TERM "$child" 2>/dev/null || true; wait "$child" 2>/dev/null || true; fi
-    if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-        kill -TERM "$server_pid" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.2; done
-        kill -KILL "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
+    stop_check_server
     if [ -n "${OPENAPI_CHECK_KEEP_LOG:-}" ] && [ -n "$work" ]; then cp "$work/server.log" "$OPENAPI_CHECK_KEEP_LOG" 2>/dev/null || true; fi
     [ -z "$work" ] || rm -rf "$work"
 }
@@ -93,32 +87,10 @@ say "validating openapi.yaml"
 "$python" -m openapi_spec_validator openapi.yaml
 
 # --- the server ------------------------------------------------------------
-if [ -n "${SENSEI_SERVER_BIN:-}" ]; then
-    server=$(cd "$(dirname "$SENSEI_SERVER_BIN")" && pwd)/$(basename "$SENSEI_SERVER_BIN")
-else
-    say "building sensei-server (debug)"
-    scripts/install-deps.sh
-    swift build --product sensei-server
-    server=$(swift build --show-bin-path)/sensei-server
-fi
+resolve_check_server
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/sensei-openapi.XXXXXX")
 token="openapi-check-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
-SENSEI_TOKEN=$token "$server" serve --host 127.0.0.1 --port 0 --data-dir "$work/data" \
-    --log-level notice >"$work/server.log" 2>&1 &
-server_pid=$!
-port=""
-for _ in $(seq 150); do
-    port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p' "$work/server.log" | head -n 1)
-    [ -n "$port" ] && break
-    kill -0 "$server_pid" 2>/dev/null || break
-    sleep 0.2
-done
-if [ -z "$port" ]; then
-    echo "openapi-check: the server did not start:" >&2
-    cat "$work/server.log" >&2
-    exit 1
-fi
+start_check_server openapi-check "$token"
 base=http://127.0.0.1:$port
 say "sensei-server $server_pid on $base, data in $work/data"
 
