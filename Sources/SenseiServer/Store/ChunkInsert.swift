@@ -14,35 +14,36 @@ import SenseiModels
 enum ChunkInsert {
     static let size = 100
 
-    /// Inserts the chunk and returns its newest reading, or nil (nothing
-    /// done) when the chunk does not qualify.
+    /// Inserts the chunk and returns its readings as stored, or nil
+    /// (nothing done) when the chunk does not qualify.
     static func run(_ chunk: ArraySlice<ReadingInput>, sensorID: Int64,
-                    in db: Database) throws -> (ts: Int64, value: Double)? {
-        guard chunk.count == size, var previous = chunk.first?.timestamp?.milliseconds else { return nil }
-        previous -= 1
+                    in db: Database) throws -> [StampedReading]? {
+        guard chunk.count == size else { return nil }
+        var stamped: [StampedReading] = []
+        stamped.reserveCapacity(size)
         for reading in chunk {
-            guard let ts = reading.timestamp?.milliseconds, ts > previous else { return nil }
-            previous = ts
+            guard let ts = reading.timestamp?.milliseconds, ts > stamped.last?.ts ?? .min else { return nil }
+            stamped.append(StampedReading(ts: ts, value: reading.value))
         }
-        let first = chunk.first!.timestamp!.milliseconds
+        guard let first = stamped.first, let last = stamped.last else { return nil }
         let probe = BoundStatement(try db.cachedStatement(sql: """
             SELECT 1 FROM readings WHERE sensor_id = ? AND ts >= ? AND ts <= ? LIMIT 1
             """))
         probe.bind(1, sensorID)
-        probe.bind(2, first)
-        probe.bind(3, previous)
+        probe.bind(2, first.ts)
+        probe.bind(3, last.ts)
         guard try probe.first({ _ in true }) == nil else { return nil }
 
         let insert = BoundStatement(try db.cachedStatement(sql: sql))
         insert.bind(1, sensorID)
         var parameter: Int32 = 2
-        for reading in chunk {
-            insert.bind(parameter, reading.timestamp!.milliseconds)
+        for reading in stamped {
+            insert.bind(parameter, reading.ts)
             insert.bind(parameter + 1, reading.value)
             parameter += 2
         }
         try insert.run()
-        return (previous, chunk.last!.value)
+        return stamped
     }
 
     /// `INSERT … VALUES (?1, ?2, ?3), (?1, ?4, ?5), …`: the sensor bound once.

@@ -106,137 +106,17 @@ extension SenseiStore {
         return WriteTarget(id: id, code: code, valueType: .float, rollupsUntil: nil)
     }
 
-    /// Stores readings of one sensor whose values fit its type: dedup,
-    /// receive-time placement, rollups, count and latest. Every write path
-    /// (REST, firmware, series ingest) goes through here. `stored`, when not
-    /// nil, gets the readings as stored (for the live stream).
+    /// Stores readings of one sensor whose values fit its type (see
+    /// `ReadingInsertion`). `stored`, when not nil, gets the readings as
+    /// stored (for the live stream).
     static func insert(_ readings: [ReadingInput], into sensor: WriteTarget, receivedAt: Timestamp,
                        hints: ReceiveTimeHints, keeping stored: inout [Reading]?,
                        in db: Database) throws {
-        let sensorID = sensor.id
-        try unpackHoursWritten(readings, of: sensorID, receivedAt: receivedAt, in: db)
-        // First the fold this write's newest reading calls for, so that the
-        // write's own readings before the new frontier (most of a device's
-        // batch) are added up below as they are inserted, not read back.
-        // Receive-time readings land at `receivedAt` or a little after: an
-        // estimate that can only hold the frontier back, never push it past
-        // a reading.
-        let newestEstimate = readings.lazy.map { $0.timestamp?.milliseconds ?? receivedAt.milliseconds }.max()
-        let fold = newestEstimate.flatMap { RollupFold.target(after: $0, from: sensor.rollupsUntil) }
-        if let fold { try RollupFold.fold(sensorID: sensorID, from: sensor.rollupsUntil, to: fold, in: db) }
-        // Readings from here on are rolled up later, by a fold (`RollupFold`).
-        let frontier = fold ?? sensor.rollupsUntil ?? .min
-        let insert = BoundStatement(try db.cachedStatement(sql: """
-            INSERT INTO readings (sensor_id, ts, value) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
-            """))
-        // `value <> ?`: a retry that resends the same value changes nothing,
-        // and so costs the rollups nothing. Prepared only when needed: most
-        // readings are new.
-        var replace: BoundStatement?
-        func replacement() throws -> BoundStatement {
-            if let replace { return replace }
-            replace = BoundStatement(try db.cachedStatement(sql: """
-                UPDATE readings SET value = ?1 WHERE sensor_id = ?2 AND ts = ?3 AND value <> ?1
-                """))
-            return replace!
-        }
-        var added = 0
-        var newest: (ts: Int64, value: Double)?
-        var rollups = RollupChanges()
-        var nextReceiveTime: Int64?
-        // `>=`: of several readings at one instant, the later one wins.
-        func noteNewest(_ ts: Int64, _ value: Double) {
-            if newest == nil || ts >= newest!.ts { newest = (ts, value) }
-        }
-        /// One reading by itself: a new row, a device reading's new value, or
-        /// a receive-time reading moved on past taken milliseconds.
-        func insertOne(_ reading: ReadingInput) throws {
-            var ts = reading.timestamp?.milliseconds
-                ?? nextReceiveTime ?? hints.start(for: sensorID, receivedAt: receivedAt.milliseconds)
-            while true {
-                insert.bind(1, sensorID)
-                insert.bind(2, ts)
-                insert.bind(3, reading.value)
-                if try insert.run() == 1 {
-                    added += 1
-                    if ts < frontier { rollups.added(reading.value, at: ts) }
-                    break
-                }
-                if reading.timestamp == nil {
-                    ts += 1
-                } else {
-                    let replace = try replacement()
-                    replace.bind(1, reading.value)
-                    replace.bind(2, sensorID)
-                    replace.bind(3, ts)
-                    if try replace.run() == 1, ts < frontier { rollups.replaced(at: ts) }
-                    break
-                }
-            }
-            if reading.timestamp == nil { nextReceiveTime = ts + 1 }
-            noteNewest(ts, reading.value)
-            stored?.append(Reading(timestamp: Timestamp(milliseconds: ts), value: reading.value))
-        }
-        var index = readings.startIndex
-        while index < readings.endIndex {
-            let end = index + ChunkInsert.size
-            if end <= readings.endIndex,
-               let last = try ChunkInsert.run(readings[index..<end], sensorID: sensorID, in: db) {
-                for reading in readings[index..<end] where reading.timestamp!.milliseconds < frontier {
-                    rollups.added(reading.value, at: reading.timestamp!.milliseconds)
-                }
-                added += ChunkInsert.size
-                noteNewest(last.ts, last.value)
-                if stored != nil {
-                    for reading in readings[index..<end] { stored!.append(Reading(timestamp: reading.timestamp!, value: reading.value)) }
-                }
-                index = end
-            } else {
-                // Row by row, up to where the next chunk may start.
-                let stop = min(end, readings.endIndex)
-                for reading in readings[index..<stop] { try insertOne(reading) }
-                index = stop
-            }
-        }
-        if let nextReceiveTime { hints.record(nextReceiveTime, for: sensorID) }
-        guard let newest else { return }
-        try rollups.apply(to: sensorID, in: db)
-        let update = BoundStatement(try db.cachedStatement(sql: """
-            UPDATE sensors SET
-                reading_count = reading_count + ?1,
-                latest_value = CASE WHEN latest_ts IS NULL OR ?2 >= latest_ts THEN ?3 ELSE latest_value END,
-                latest_ts = CASE WHEN latest_ts IS NULL OR ?2 >= latest_ts THEN ?2 ELSE latest_ts END,
-                updated_at = ?4,
-                rollups_until = coalesce(?6, rollups_until)
-            WHERE id = ?5
-            """))
-        update.bind(1, added)
-        update.bind(2, newest.ts)
-        update.bind(3, newest.value)
-        update.bind(4, receivedAt.milliseconds)
-        update.bind(5, sensorID)
-        if let fold { update.bind(6, fold) } else { update.bindNull(6) }
-        try update.run()
-    }
-
-    /// Unpacks the packed hours (`PackedHours`) that the readings of a write
-    /// may land in, so that dedup, replacement and the rollups work on rows as
-    /// everywhere else. One index seek when the write is newer than every
-    /// packed hour, as nearly every write is.
-    private static func unpackHoursWritten(_ readings: [ReadingInput], of sensorID: Int64, receivedAt: Timestamp,
-                                           in db: Database) throws {
-        guard let newestPacked = try PackedHours.newestHour(of: sensorID, in: db) else { return }
-        var hours: [Int64] = []
-        for reading in readings {
-            guard let ts = reading.timestamp?.milliseconds else { continue }
-            let hour = PackedHours.start(of: ts)
-            if hour <= newestPacked && hours.last != hour { hours.append(hour) }
-        }
-        for hour in Set(hours) { try PackedHours.unpack(sensorID: sensorID, hour: hour, in: db) }
-        // A receive-time reading lands at `receivedAt` or later.
-        if readings.contains(where: { $0.timestamp == nil }), PackedHours.start(of: receivedAt.milliseconds) <= newestPacked {
-            try PackedHours.unpack(sensorID: sensorID, from: receivedAt.milliseconds, through: .max, in: db)
-        }
+        var insertion = try ReadingInsertion(sensor: sensor, readings: readings, receivedAt: receivedAt,
+                                             hints: hints, keepingStored: stored != nil, in: db)
+        try insertion.insert(readings)
+        try insertion.finish()
+        if let kept = insertion.stored { stored?.append(contentsOf: kept) }
     }
 
     /// Readings of a sensor; `StoreError.sensorNotFound` if there is no such sensor.
