@@ -253,6 +253,33 @@ struct AlertTests {
         }
     }
 
+    /// openapi-check fuzzes rules with any notify URL; with loopbackOnly
+    /// (`--alert-loopback-only`) nothing may leave the machine, while a
+    /// receiver on loopback still gets its notification.
+    @Test func loopbackOnlySendsNothingOffTheMachine() async throws {
+        let receiver = try WebhookReceiver()
+        try await withTestServer(configure: { configuration in
+            Self.fast(&configuration)
+            configuration.alerts.loopbackOnly = true
+        }) { server in
+            try Self.post(server, "door", 0)
+            // 192.0.2.1 is TEST-NET-1: never routed, so a connection attempt would hang to the timeout.
+            _ = try Self.rule(server, #"""
+                {"name":"Door open","sensor":"door","condition":"above","threshold":0.5,
+                 "notify":["\#(receiver.url())","http://192.0.2.1:9/hook"]}
+                """#)
+            try Self.post(server, "door", 1)
+            try receiver.wait { $0.count == 1 }
+            let refused = try #require(try poll(seconds: 10) {
+                try server.store.pool.read { db in
+                    try String.fetchOne(db, sql: "SELECT last_error FROM alert_outbox WHERE url LIKE '%192.0.2.1%'")
+                }
+            }, "the off-machine attempt was not refused")
+            #expect(refused == "not sent: the server delivers only to loopback")
+            #expect(Self.states(receiver.accepted) == ["firing"])
+        }
+    }
+
     @Test func fiveHundredThenTwoHundredIsDeliveredOnce() async throws {
         let receiver = try WebhookReceiver()
         receiver.answer([500, 503])

@@ -17,10 +17,12 @@ import Synchronization
 struct AlertDelivery: Sendable {
     private let sessions: LazySession
     private let timeout: TimeInterval
+    private let loopbackOnly: Bool
 
     /// At least 1 s: Linux's URLSession times out at once on anything shorter.
-    init(timeout: TimeInterval) {
+    init(timeout: TimeInterval, loopbackOnly: Bool = false) {
         self.timeout = max(1, timeout)
+        self.loopbackOnly = loopbackOnly
         sessions = LazySession(timeout: self.timeout)
     }
 
@@ -63,6 +65,7 @@ struct AlertDelivery: Sendable {
     /// a log: never the URL, which may hold credentials.
     func send(_ entry: OutboxEntry) -> String? {
         guard let target = NotifyTarget(entry.url) else { return "not a valid notify URL" }
+        if loopbackOnly && !target.isLoopback { return "not sent: the server delivers only to loopback" }
         guard let request = Self.request(for: entry, to: target, timeout: timeout) else {
             return "the stored notification is not valid JSON"
         }

@@ -23,6 +23,8 @@ final class AlertSender: Sendable {
         var maximumBackoff: TimeInterval = 600
         /// Attempts before an entry is given up on (about a day with the defaults).
         var maxAttempts = 150
+        /// See `AlertService.Configuration.loopbackOnly`.
+        var loopbackOnly = false
 
         init() {}
     }
@@ -41,7 +43,7 @@ final class AlertSender: Sendable {
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
-        delivery = AlertDelivery(timeout: configuration.timeout)
+        delivery = AlertDelivery(timeout: configuration.timeout, loopbackOnly: configuration.loopbackOnly)
     }
 
     func start() {

@@ -14,6 +14,10 @@ public final class AlertService: Sendable {
         public var retryBackoff: TimeInterval = 5
         public var maximumBackoff: TimeInterval = 600
         public var maxAttempts = 150
+        /// Deliver only to receivers on loopback; any other fails as an
+        /// attempt, without a connection (for checks that create rules with
+        /// arbitrary URLs, which must not send traffic off the machine).
+        public var loopbackOnly = false
 
         public init() {}
     }
@@ -31,6 +35,7 @@ public final class AlertService: Sendable {
         senderConfiguration.backoff = configuration.retryBackoff
         senderConfiguration.maximumBackoff = configuration.maximumBackoff
         senderConfiguration.maxAttempts = configuration.maxAttempts
+        senderConfiguration.loopbackOnly = configuration.loopbackOnly
         let sender = AlertSender(store: store, configuration: senderConfiguration, metrics: metrics, logger: logger)
         self.sender = sender
         evaluator = AlertEvaluator(store: store, interval: configuration.tickInterval, logger: logger) {

@@ -20,6 +20,12 @@ struct NotifyTarget: Sendable, Equatable {
 
     static let ntfyPrefix = "ntfy:"
 
+    /// The receiver is this machine, named by a loopback address.
+    var isLoopback: Bool {
+        guard let host = url.host?.lowercased() else { return false }
+        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+
     init?(_ text: String) {
         let form: Form = text.hasPrefix(Self.ntfyPrefix) ? .ntfy : .webhook
         let address = form == .ntfy ? String(text.dropFirst(Self.ntfyPrefix.count)) : text

@@ -83,6 +83,10 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("alert-timeout"), help: .hidden)
     var alertTimeout: Double = 10
 
+    /// Hidden: for checks that fuzz rules with arbitrary notify URLs.
+    @Flag(name: .customLong("alert-loopback-only"), help: .hidden)
+    var alertLoopbackOnly = false
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
@@ -140,6 +144,7 @@ struct ServeCommand: ParsableCommand {
         configuration.alerts.tickInterval = alertTick
         configuration.alerts.retryBackoff = alertRetry
         configuration.alerts.deliveryTimeout = alertTimeout
+        configuration.alerts.loopbackOnly = alertLoopbackOnly
         if let tlsCertificate, let tlsKey {
             let files = try TLSFiles.load(certificate: tlsCertificate, key: tlsKey)
             configuration.http.tlsCertificatePEM = files.certificatePEM
