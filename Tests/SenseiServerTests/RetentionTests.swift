@@ -291,10 +291,7 @@ struct RetentionTests {
             let logged = {
                 server.logs.entries.contains { "\($0.message)".hasPrefix("retention: deleted 100 readings in 1 batches") }
             }
-            let deadline = ContinuousClock.now + .seconds(10)
-            while try count() != .number(1) || !logged(), ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            _ = try await pollAsync(seconds: 10, every: .milliseconds(20)) { try count() == .number(1) && logged() ? true : nil }
             #expect(try count() == .number(1))
             #expect(logged())
             try expectStillHealthy(server)

@@ -24,20 +24,17 @@ final class MessageCollector: Sendable {
     /// threads can hold the concurrency pool for seconds; a passing run still
     /// returns in milliseconds.
     func take<T>(within seconds: Double = 30, _ matches: (Msg) -> T?) async throws -> T {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            let found = messages.withLock { list -> T? in
+        let found = try await pollAsync(seconds: seconds) {
+            messages.withLock { list -> T? in
                 guard let index = list.firstIndex(where: { matches($0) != nil }) else { return nil }
                 return matches(list.remove(at: index))
             }
-            if let found { return found }
-            try await Task.sleep(for: .milliseconds(5))
         }
-        throw MessageTimeout()
+        guard let found else { throw WaitTimeout(description: "no matching message within \(seconds) s") }
+        return found
     }
 }
 
-struct MessageTimeout: Error {}
 
 @Suite struct CommandRunnerTests {
     let now = Timestamp.now().milliseconds

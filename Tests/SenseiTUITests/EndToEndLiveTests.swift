@@ -63,18 +63,18 @@ struct EndToEndLiveTests {
                 func output() -> String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
                 // Posted until the first shows: the stream opens a moment after the start.
                 var posted = 0
-                try await waitFor(20) {
+                try await eventually("the watch printing", seconds: 20) {
                     posted += 1
                     let status = try await post(server, "porch", #"{"value":\#(posted),"timestamp":"2025-01-09T12:0\#(min(posted, 9)):00Z"}"#)
                     return status == 201 && output().contains(" porch ")
                 }
                 let status = try await post(server, "porch", #"{"value":-3.25,"timestamp":"2025-01-09T13:00:00Z"}"#)
                 #expect(status == 201)
-                try await waitFor { output().contains("2025-01-09T13:00:00Z porch -3.25 °C\n") }
+                try await eventually("the posted reading printed") { output().contains("2025-01-09T13:00:00Z porch -3.25 °C\n") }
                 #expect(output().split(separator: "\n").allSatisfy { $0.hasPrefix("2025-01-09T1") && $0.hasSuffix(" °C") })
                 // Ctrl-C ends it.
                 process.interrupt()
-                try await waitFor { !process.isRunning }
+                try await eventually("the watch ended by Ctrl-C") { !process.isRunning }
                 #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGINT)
             }
         }

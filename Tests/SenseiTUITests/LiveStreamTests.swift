@@ -55,18 +55,20 @@ import Testing
                         note: { note in notes.value.withLock { $0.append(note) } }
                 }
                 // The stream is open once a reading posted now shows.
-                try await waitFor { 
+                try await eventually("the stream open", seconds: 30) {
                     try server.post("porch", [(Timestamp.now().milliseconds, 0)])
                     return !lines.value.withLock { $0.isEmpty }
                 }
                 lines.value.withLock { $0.removeAll() }
                 try server.post("porch", [(1_736_424_060_000, 22.25)])
                 try server.post("garage", [(1_736_424_060_000, 5)])
-                try await waitFor { lines.value.withLock { $0.contains("2025-01-09T12:01:00Z porch 22.25 °C") } }
+                try await eventually("the porch reading printed", seconds: 30) {
+                    lines.value.withLock { $0.contains("2025-01-09T12:01:00Z porch 22.25 °C") }
+                }
             }
             // The same server back on the same port: the watch reopens its stream.
             try await withLiveServer(dataDirectory: scratch.serverData, port: port) { server in
-                try await waitFor {
+                try await eventually("the stream reopened", seconds: 30) {
                     try server.post("porch", [(Timestamp.now().milliseconds, 7)])
                     return lines.value.withLock { $0.last?.hasSuffix(" porch 7 °C") == true }
                 }
@@ -122,18 +124,4 @@ import Testing
 /// Lines collected from another task.
 final class Lines: Sendable {
     let value = Mutex<[String]>([])
-}
-
-/// Polls `condition` every 50 ms for up to `seconds` (generous: on two loaded cores the
-/// concurrency pool can be held for seconds); fails the test if it never holds.
-func waitFor(_ seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation,
-             _ condition: () async throws -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while try await !condition() {
-        guard Date() < deadline else {
-            Issue.record("condition not met within \(seconds) s", sourceLocation: sourceLocation)
-            return
-        }
-        try await Task.sleep(for: .milliseconds(50))
-    }
 }

@@ -23,6 +23,10 @@ package func waitUntil(seconds: Double, every interval: Duration = .milliseconds
 /// What a bounded wait throws when its condition never held.
 package struct WaitTimeout: Error, CustomStringConvertible {
     package let description: String
+
+    package init(description: String) {
+        self.description = description
+    }
 }
 
 /// Waits (up to `seconds`, a bound that only catches a hang) until
@@ -30,6 +34,29 @@ package struct WaitTimeout: Error, CustomStringConvertible {
 package func waitUntil(_ what: String, seconds: Double = 20, every interval: Duration = .milliseconds(10),
                        _ condition: () throws -> Bool) throws {
     guard try waitUntil(seconds: seconds, every: interval, condition) else {
+        throw WaitTimeout(description: "timed out after \(seconds) s waiting for: \(what)")
+    }
+}
+
+/// `poll` for async code: it sleeps with `Task.sleep`, so a wait holds no
+/// thread of the cooperative pool (on two cores, blocked pool threads can
+/// stall the very work being waited for).
+package func pollAsync<T>(seconds: Double, every interval: Duration = .milliseconds(5),
+                          _ condition: () async throws -> T?) async throws -> T? {
+    let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+    while true {
+        if let value = try await condition() { return value }
+        if ContinuousClock.now >= deadline { return nil }
+        try await Task.sleep(for: interval)
+    }
+}
+
+/// `waitUntil(what, seconds:)` for async code (see `pollAsync`). Not an
+/// overload of it: in an async context Swift would pick this one for every
+/// synchronous wait too.
+package func eventually(_ what: String, seconds: Double = 20, every interval: Duration = .milliseconds(10),
+                        _ condition: () async throws -> Bool) async throws {
+    guard try await pollAsync(seconds: seconds, every: interval, { try await condition() ? true : nil }) != nil else {
         throw WaitTimeout(description: "timed out after \(seconds) s waiting for: \(what)")
     }
 }

@@ -36,12 +36,11 @@ final class MosquittoBroker: @unchecked Sendable {
     /// Starts it and waits (at most 10 s) until it accepts connections.
     func start() throws {
         pid = try Self.spawn(["/usr/sbin/mosquitto", "-c", directory + "/mosquitto.conf"])
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if Self.accepts(port: port) { return }
-            guard isRunning else { break }
-            usleep(20_000)
+        let up = poll(seconds: 10, every: .milliseconds(20)) { () -> Bool? in
+            if Self.accepts(port: port) { return true }
+            return isRunning ? nil : false
         }
+        if up == true { return }
         throw BrokerError(description: "mosquitto did not start on port \(port): \(log)")
     }
 
@@ -49,8 +48,7 @@ final class MosquittoBroker: @unchecked Sendable {
     func stop(signal: Int32 = SIGTERM) {
         guard let pid else { return }
         kill(pid, signal)
-        let deadline = Date().addingTimeInterval(10)
-        while isRunning && Date() < deadline { usleep(10_000) }
+        waitUntil(seconds: 10, every: .milliseconds(10)) { !isRunning }
         if isRunning {
             kill(pid, SIGKILL)
             var status: Int32 = 0

@@ -94,15 +94,11 @@ final class WebhookReceiver: @unchecked Sendable {
     /// Waits (up to `seconds`) until `condition` holds of the requests; returns them.
     @discardableResult
     func wait(seconds: Double = 20, until condition: ([Received]) -> Bool) throws -> [Received] {
-        let deadline = Date().addingTimeInterval(seconds)
-        while true {
+        if let met = poll(seconds: seconds, every: .milliseconds(10), { () -> [Received]? in
             let now = requests
-            if condition(now) { return now }
-            guard Date() < deadline else {
-                throw HTTPClientError(description: "receiver: condition not met within \(seconds) s; got \(now.map(\.body))")
-            }
-            usleep(10_000)
-        }
+            return condition(now) ? now : nil
+        }) { return met }
+        throw HTTPClientError(description: "receiver: condition not met within \(seconds) s; got \(requests.map(\.body))")
     }
 
     private func serve(_ socket: Int32) {
