@@ -1,0 +1,163 @@
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A swift-log handler that never writes on the caller's thread: a line is
+/// queued (an append under a lock) and `LogWriter` formats and writes the
+/// queue to stderr in one `write` every `interval`, or at once for a notice
+/// or worse. swift-log's `StreamLogHandler` formatted a local time and wrote
+/// and flushed stderr inside every call: at the default level, a syscall on
+/// every request's path (its answer waits for the line), and a stall
+/// whenever the terminal or journal behind stderr is slow.
+///
+/// The request log stays whole unless stderr cannot keep up at all: past
+/// `LogWriter.capacity` queued lines, further lines are counted, not kept,
+/// and the count is logged once the queue drains.
+struct BufferedLogHandler: LogHandler {
+    let label: String
+    var logLevel: Logger.Level
+    var metadata: Logger.Metadata = [:]
+    private let writer: LogWriter
+
+    init(label: String, level: Logger.Level, writer: LogWriter = .standardError) {
+        self.label = label
+        self.logLevel = level
+        self.writer = writer
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
+             source: String, file: String, function: String, line: UInt) {
+        var merged = metadata
+        if let explicit { merged.merge(explicit) { $1 } }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        writer.append(LogWriter.Entry(time: now, level: level, label: label, message: message.description,
+                                      metadata: merged))
+    }
+}
+
+/// The queue behind `BufferedLogHandler`, and the thread that empties it.
+final class LogWriter: Sendable {
+    static let standardError = LogWriter(fileDescriptor: 2)
+    static let capacity = 20_000
+    static let interval: TimeInterval = 0.05
+
+    struct Entry: Sendable {
+        let time: timespec
+        let level: Logger.Level
+        let label: String
+        let message: String
+        let metadata: Logger.Metadata
+    }
+
+    private struct Queue {
+        var entries: [Entry] = []
+        var dropped = 0
+        var started = false
+    }
+
+    private let fileDescriptor: Int32
+    private let queue = Mutex(Queue())
+    /// Held while a batch is taken and written, so batches keep their order.
+    private let writing = Mutex(())
+    private let wake = DispatchSemaphore(value: 0)
+
+    init(fileDescriptor: Int32) {
+        self.fileDescriptor = fileDescriptor
+    }
+
+    func append(_ entry: Entry) {
+        let startThread = queue.withLock { queue in
+            if queue.entries.count >= Self.capacity {
+                queue.dropped += 1
+            } else {
+                queue.entries.append(entry)
+            }
+            defer { queue.started = true }
+            return !queue.started
+        }
+        if startThread {
+            let thread = Thread { [self] in run() }
+            thread.name = "sensei-log"
+            thread.start()
+        }
+        if entry.level >= .notice { wake.signal() }
+    }
+
+    /// Writes everything queued so far before returning: before the process
+    /// exits, and by tests.
+    func flush() {
+        writing.withLock { _ in
+            let (entries, dropped) = queue.withLock { queue in
+                defer {
+                    queue.entries.removeAll(keepingCapacity: true)
+                    queue.dropped = 0
+                }
+                return (queue.entries, queue.dropped)
+            }
+            guard !entries.isEmpty || dropped > 0 else { return }
+            var text = ""
+            text.reserveCapacity(entries.count * 96)
+            for entry in entries { Self.format(entry, into: &text) }
+            if dropped > 0 {
+                var now = timespec()
+                clock_gettime(CLOCK_REALTIME, &now)
+                Self.format(Entry(time: now, level: .warning, label: "sensei-server",
+                                  message: "\(dropped) log lines dropped: stderr did not keep up", metadata: [:]),
+                            into: &text)
+            }
+            writeAll(text)
+        }
+    }
+
+    private func run() {
+        while true {
+            _ = wake.wait(timeout: .now() + Self.interval)
+            flush()
+        }
+    }
+
+    private func writeAll(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return // stderr is gone: nothing to tell
+                }
+            }
+        }
+    }
+
+    /// `2025-01-09T12:00:00.123Z info sensei-server : request=7 POST /… 201 0.41ms`,
+    /// as StreamLogHandler's lines but in UTC with milliseconds: the level is
+    /// the second word, which tools (and bench/run.sh) filter on.
+    static func format(_ entry: Entry, into text: inout String) {
+        var seconds = entry.time.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        text += String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                       Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec),
+                       Int(entry.time.tv_nsec / 1_000_000))
+        text += "\(entry.level) \(entry.label) :"
+        for (key, value) in entry.metadata.sorted(by: { $0.key < $1.key }) {
+            text += " \(key)=\(value)"
+        }
+        text += " \(entry.message)\n"
+    }
+}
