@@ -3,7 +3,7 @@
 #
 #   bench/run.sh                      # about a minute and a half, plus the release build
 #   DURATION=30 bench/run.sh          # longer phases
-#   LOG_LEVEL=info bench/run.sh       # the server logs every request: shows what that costs
+#   LOG_LEVEL=warning bench/run.sh    # the server logs no request: shows what logging costs
 #
 # It installs wrk if missing, builds sensei-server and sensei-bench in release
 # mode, and measures on 127.0.0.1 only, with wrk in a separate process
@@ -29,10 +29,10 @@
 # Environment:
 #   DURATION=10       seconds a phase measures
 #   WARMUP=1          seconds of unmeasured load before the hello, durable and single phases
-#   THREADS=8         HTTP worker threads of both servers (sensei-server's default)
+#   THREADS=8         HTTP worker threads of the ceilings (and of sensei-server when set)
 #   CONNECTIONS=16    wrk connections (the year query always uses 1)
 #   WRK_THREADS=2     wrk threads
-#   LOG_LEVEL=warning sensei-server's --log-level (info logs a line per request)
+#   LOG_LEVEL=        sensei-server's --log-level; unset: its default (info, a line per request)
 #   SCRATCH=.build    SwiftPM scratch path
 #   SKIP_BUILD=1      use the binaries already in SCRATCH
 #   KEEP=1            keep the temporary directory (database, logs, wrk output)
@@ -42,12 +42,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
+# The server runs with its default flags (what people run): --threads and
+# --log-level only when THREADS or LOG_LEVEL is set.
+server_flags=()
+if [ -n "${THREADS:-}" ]; then server_flags+=(--threads "$THREADS"); fi
+if [ -n "${LOG_LEVEL:-}" ]; then server_flags+=(--log-level "$LOG_LEVEL"); fi
+LOG_LEVEL=${LOG_LEVEL:-info (default)}
 DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-1}
 THREADS=${THREADS:-8}
 CONNECTIONS=${CONNECTIONS:-16}
 WRK_THREADS=${WRK_THREADS:-2}
-LOG_LEVEL=${LOG_LEVEL:-warning}
 SCRATCH=${SCRATCH:-.build}
 SKIP_BUILD=${SKIP_BUILD:-0}
 KEEP=${KEEP:-0}
@@ -200,7 +205,7 @@ record run busy_percent "$(cpu_busy_percent)"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 git diff --quiet HEAD 2>/dev/null || commit="$commit+changes"
 record run commit "$commit"
-record server threads "$THREADS"
+record server threads "${server_flags[*]:-defaults}"
 record server log_level "$LOG_LEVEL"
 
 # --- (a) the ceilings -----------------------------------------------------------
@@ -241,9 +246,9 @@ for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$mqtt_port") 2>/dev/null &&
 # --- the server -----------------------------------------------------------------
 port=$(free_port 39600)
 base="http://127.0.0.1:$port"
-say "sensei-server on $base, $THREADS threads, log level $LOG_LEVEL, data in $work/data"
-"$server_bin" serve --data-dir "$work/data" --host 127.0.0.1 --port "$port" --threads "$THREADS" \
-    --log-level "$LOG_LEVEL" --mqtt "mqtt://127.0.0.1:$mqtt_port" --mqtt-topic 'bench/#' 2> "$work/server.log" &
+say "sensei-server on $base, flags: ${server_flags[*]:-defaults}, data in $work/data"
+"$server_bin" serve --data-dir "$work/data" --host 127.0.0.1 --port "$port" ${server_flags[@]+"${server_flags[@]}"} \
+    --mqtt "mqtt://127.0.0.1:$mqtt_port" --mqtt-topic 'bench/#' 2> "$work/server.log" &
 server_pid=$!
 wait_ready "$base/health" "$server_pid" "$work/server.log"
 
@@ -343,6 +348,54 @@ else
 fi
 problems="$work/server-problems.txt"
 grep -vE '^[^ ]+ (trace|debug|info|notice) ' "$work/server.log" > "$problems" || true
+record server log_problems "$(wc -l < "$problems")"
+
+# --- (f) a year on disk, compacted; then 10,000 sensors --------------------------
+# A second server on a fresh directory holds only the year: it packs the
+# readings (all more than a day old) within its compaction interval; after a
+# clean stop, `du` of its data directory over the readings is the disk figure.
+stop_process "$server_pid"
+server_pid=""
+disk_dir="$work/disk"
+start_disk_server() {
+    port=$(free_port 39700)
+    base="http://127.0.0.1:$port"
+    "$server_bin" serve --data-dir "$disk_dir" --host 127.0.0.1 --port "$port" ${server_flags[@]+"${server_flags[@]}"} \
+        2>> "$work/disk-server.log" &
+    server_pid=$!
+    wait_ready "$base/health" "$server_pid" "$work/disk-server.log"
+}
+packed_readings() { # readings the disk server's compaction passes have logged as packed
+    grep -o 'compaction: packed [0-9]*' "$work/disk-server.log" | awk '{ sum += $3 } END { print sum + 0 }'
+}
+start_disk_server
+say "disk: a year of 30-second readings, packed by the server's compactor"
+"$bench_bin" load-year --url "$base" --code year --from 2023-01-01T00:00:00Z --to 2024-01-01T00:00:00Z > /dev/null
+disk_rows=$(sensor_count year)
+record disk rows "$disk_rows"
+for _ in $(seq 1200); do
+    [ "$(packed_readings)" -ge "$disk_rows" ] && break
+    alive "$server_pid" || break
+    sleep 0.1
+done
+record disk packed "$(packed_readings)"
+stop_process "$server_pid"
+server_pid=""
+record disk kb "$(du -sk "$disk_dir" | cut -f1)"
+
+start_disk_server
+say "GET /sensors with 10,000 sensors (and the packed year)"
+"$bench_bin" make-sensors --url "$base" --count 10000 > /dev/null
+times=()
+for _ in 1 2 3 4 5 6 7; do
+    times+=("$(curl -s -o /dev/null -w '%{time_total}' -H "$auth" "$base/sensors")")
+done
+record sensors10k count "$(curl -s -H "$auth" "$base/sensors" | grep -o '"code":' | wc -l)"
+record sensors10k ms "$(printf '%s\n' "${times[@]}" | sort -n | sed -n 4p | awk '{ printf "%.2f", $1 * 1000 }')"
+record disk hwm_kb "$("$bench_bin" rss --pid "$server_pid" | grep -o 'hwm_kb=[0-9]*' | cut -d= -f2)"
+stop_process "$server_pid"
+server_pid=""
+grep -vE '^[^ ]+ (trace|debug|info|notice) ' "$work/disk-server.log" >> "$problems" || true
 record server log_problems "$(wc -l < "$problems")"
 
 echo

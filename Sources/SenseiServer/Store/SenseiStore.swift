@@ -171,6 +171,10 @@ public final class SenseiStore: Sendable {
     /// Finishes queued writes, then closes every connection; later calls fail.
     public func close() throws {
         groupCommit.stop()
+        // Everything into the database file and the WAL cut to nothing, even
+        // if a connection outlives this one and SQLite keeps the file: a
+        // stopped server's directory holds no copy of pages in its WAL.
+        try? pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         try tokenLookup.close()
         try pool.close()
     }
