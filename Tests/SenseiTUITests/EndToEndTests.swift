@@ -148,7 +148,7 @@ struct EndToEndTests {
 }
 
 /// Runs the built `sensei` with `environment` ("NAME=value") added: (status, stdout, stderr).
-private func runSensei(_ arguments: [String], environment: [String]) throws -> (status: Int32, output: String, error: String) {
+func runSensei(_ arguments: [String], environment: [String]) throws -> (status: Int32, output: String, error: String) {
     var variables: [String: String] = [:]
     for pair in environment {
         let parts = pair.split(separator: "=", maxSplits: 1)

@@ -41,14 +41,8 @@ public final class APIClient: Sendable, CustomStringConvertible {
 
     /// `GET /sensors`: every sensor with its latest reading and count.
     public func sensors() async throws(SyncFailure) -> [Sensor] {
-        let body = try await get("/sensors", query: [])
-        guard let items = body["sensors"]?.arrayValue else {
-            throw .invalidResponse("GET /sensors: no \"sensors\" array")
-        }
-        do {
-            return try items.map { item throws(WireFormatError) in try Sensor(json: item) }
-        } catch {
-            throw .invalidResponse("GET /sensors: \(error)")
+        try items(of: try await get("/sensors", query: []), key: "sensors", route: "/sensors") {
+            item throws(WireFormatError) in try Sensor(json: item)
         }
     }
 
@@ -91,19 +85,25 @@ public final class APIClient: Sendable, CustomStringConvertible {
     private func data<Item>(of sensorId: Int64, route: String = "data", query: [URLQueryItem],
                             _ decode: (JSONValue) throws(WireFormatError) -> Item) async throws(SyncFailure) -> [Item] {
         let path = "/sensors/\(sensorId)/\(route)"
-        let body = try await get(path, query: query)
-        guard let items = body["data"]?.arrayValue else {
-            throw .invalidResponse("GET \(path): no \"data\" array")
+        return try items(of: try await get(path, query: query), key: "data", route: path, decode)
+    }
+
+    /// The `key` array of an answer from `route`, each item decoded; a
+    /// missing array or a malformed item is an `.invalidResponse` naming the route.
+    func items<Item>(of body: JSONValue, key: String, route: String,
+                     _ decode: (JSONValue) throws(WireFormatError) -> Item) throws(SyncFailure) -> [Item] {
+        guard let items = body[key]?.arrayValue else {
+            throw .invalidResponse("GET \(route): no \"\(key)\" array")
         }
         do {
             return try items.map { item throws(WireFormatError) in try decode(item) }
         } catch {
-            throw .invalidResponse("GET \(path): \(error)")
+            throw .invalidResponse("GET \(route): \(error)")
         }
     }
 
     /// One authorized GET whose 200 answer is parsed as JSON.
-    private func get(_ path: String, query: [URLQueryItem]) async throws(SyncFailure) -> JSONValue {
+    func get(_ path: String, query: [URLQueryItem]) async throws(SyncFailure) -> JSONValue {
         let url = try url(for: path, query: query)
         var request = URLRequest(url: url)
         request.httpMethod = "GET"

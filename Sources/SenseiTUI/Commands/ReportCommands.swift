@@ -12,13 +12,25 @@ struct ListCommand: AsyncParsableCommand {
         commandName: "list", abstract: "Print the sensors: latest value, age, last 24 hours.")
 
     @OptionGroup var connection: ConnectionOptions
+    @Option(help: "Only sensors whose name, code or a label value contains TEXT (any case).")
+    var filter: String?
+    @Option(name: .customLong("label"), help: ArgumentHelp(
+        "Only sensors with this label (repeatable: all must match).", valueName: "KEY:VALUE"))
+    var labels: [String] = []
     @Flag(help: "Print JSON instead of a table.") var json = false
+
+    func validate() throws {
+        for label in labels where SensorFilter.LabelSelector(label) == nil {
+            throw ValidationError("--label takes KEY:VALUE, not '\(label)'")
+        }
+    }
 
     func run() async throws {
         let (_, cache, syncer) = try connection.open()
         await ReportSupport.syncOrWarn(syncer, cache: cache)
         let context = ReportSupport.context()
-        let sensors = try cache.sensorSummaries(now: context.now)
+        let filter = SensorFilter(text: self.filter ?? "", labels: labels.compactMap(SensorFilter.LabelSelector.init))
+        let sensors = try cache.sensorSummaries(now: context.now).filter { filter.matches($0.sensor) }
         print(json ? TextReport.listJSON(sensors, context) : TextReport.list(sensors, context), terminator: "")
     }
 }

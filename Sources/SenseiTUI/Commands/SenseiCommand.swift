@@ -1,12 +1,12 @@
 import ArgumentParser
 import Foundation
 
-/// `sensei`: the dashboard by default, or `list` / `show` for scripts.
+/// `sensei`: the dashboard by default, or `list` / `show` / `watch` / `alerts` for scripts.
 public struct SenseiCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "sensei",
         abstract: "Watch a Sensei server's sensors in the terminal, from a local cache that works offline.",
-        subcommands: [DashboardCommand.self, ListCommand.self, ShowCommand.self, WatchCommand.self],
+        subcommands: [DashboardCommand.self, ListCommand.self, ShowCommand.self, WatchCommand.self, AlertsCommand.self],
         defaultSubcommand: DashboardCommand.self)
 
     public init() {}
