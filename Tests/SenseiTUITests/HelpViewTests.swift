@@ -16,7 +16,11 @@ import SenseiModels
          Sensor list
            ↑/↓  k/j          move the selection
            K/J  shift-↑/↓    move the sensor up or down
+           Home/End  G       first, last sensor
            Enter             open the sensor
+           /                 filter; Enter keeps, Esc clears
+           g                 group by a label, next, none
+           a                 alert rules (! = firing)
 
          Sensor detail
            1-6  h/d/w/m/y/a  hour, day, week, month, year, all
@@ -31,10 +35,6 @@ import SenseiModels
 
 
 
-
-
-
-
         ● online · synced 12s ago                                       Esc back  q quit
         """)
     }
@@ -46,15 +46,15 @@ import SenseiModels
         // snapshot: help120x12
         #expect(screen(model) == """
          Keys
-         Sensor list                                              Anywhere
-           ↑/↓  k/j          move the selection                     r                 refresh now
-           K/J  shift-↑/↓    move the sensor up or down             ?                 this help
-           Enter             open the sensor                        q                 quit
-         Sensor detail
-           1-6  h/d/w/m/y/a  hour, day, week, month, year, all
-           ←/→  Home/End     move the chart cursor
-           ↑/↓  PgUp/PgDn    scroll the readings
-           Esc  Backspace    hide the cursor, then back
+         Sensor list                                              Sensor detail
+           ↑/↓  k/j          move the selection                     1-6  h/d/w/m/y/a  hour, day, week, month, year, all
+           K/J  shift-↑/↓    move the sensor up or down             ←/→  Home/End     move the chart cursor
+           Home/End  G       first, last sensor                     ↑/↓  PgUp/PgDn    scroll the readings
+           Enter             open the sensor                        Esc  Backspace    hide the cursor, then back
+           /                 filter; Enter keeps, Esc clears      Anywhere
+           g                 group by a label, next, none           r                 refresh now
+           a                 alert rules (! = firing)               ?                 this help
+                                                                    q                 quit
 
         ● online · synced 12s ago                                                                               Esc back  q quit
         """)
@@ -70,13 +70,13 @@ import SenseiModels
          Sensor list
            ↑/↓  k/j          move the selection
            K/J  shift-↑/↓    move the sensor up…
+           Home/End  G       first, last sensor
            Enter             open the sensor
+           /                 filter; Enter keep…
+           g                 group by a label, …
+           a                 alert rules (! = f…
          Sensor detail
            1-6  h/d/w/m/y/a  hour, day, week, m…
-           ←/→  Home/End     move the chart cur…
-           ↑/↓  PgUp/PgDn    scroll the readings
-           Esc  Backspace    hide the cursor, t…
-         Anywhere
         ● online · synced 12s ago
         """)
     }

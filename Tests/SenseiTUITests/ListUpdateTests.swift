@@ -18,7 +18,7 @@ import SenseiModels
         #expect(press(model, .up).0.selection == 0)
         #expect(press(model, .down, .character("k")).0.selection == 0)
         #expect(press(model, .end).0.selection == 2)
-        #expect(press(model, .end, .character("g")).0.selection == 0)
+        #expect(press(model, .end, .home).0.selection == 0)
         #expect(press(model, .down, .up, .up).1.isEmpty)
     }
 

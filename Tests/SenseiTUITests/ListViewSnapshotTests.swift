@@ -34,7 +34,7 @@ import SenseiModels
 
 
 
-        ● online · synced 12s ago           ↑↓ move  K/J reorder  ⏎ open  ? help  q quit
+        ● online · synced 12s ago    ⏎ open  / filter  g group  a alerts  ? help  q quit
         """)
     }
 
@@ -82,7 +82,7 @@ import SenseiModels
 
 
 
-        ● online · synced 12s ago                                        ↑↓ move  K/J reorder  ⏎ open  r refresh  ? help  q quit
+        ● online · synced 12s ago                    ⏎ open  / filter  g group  a alerts  K/J reorder  r refresh  ? help  q quit
         """)
     }
 
@@ -131,7 +131,7 @@ import SenseiModels
           Front door                 on   45s ago           -
           New probe                   -     never
 
-        * online | synced 12s ago         Enter open  ? help  q quit
+        * online | synced 12s ago                     ? help  q quit
         """)
     }
 
@@ -184,7 +184,7 @@ import SenseiModels
 
 
 
-        offline since 11:58 · synced 12s ago                      ⏎ open  ? help  q quit
+        offline since 11:58 · synced 12s ago            ⏎ open  / filter  ? help  q quit
         """)
     }
 

@@ -12,13 +12,13 @@ import Testing
         #expect(model.update(.liveOpened(at: Fixture.now)) == [.sync])
         _ = model.update(.syncFinished(at: Fixture.now.adding(milliseconds: -5_000), newReadings: 0))
         model.now = Fixture.now
-        #expect(bar(model) == "● online · live · synced 5s ago     ↑↓ move  K/J reorder  ⏎ open  ? help  q quit")
+        #expect(bar(model) == "● online · live · synced 5s ago                 ⏎ open  / filter  ? help  q quit")
         #expect(bar(model, width: 40) == "● online · live · synced 5s ago")
         #expect(bar(model, width: 20) == "● online · live")
 
         _ = model.update(.liveDropped("the stream ended", at: Fixture.now))
         #expect(model.live == .dropped("the stream ended"))
-        #expect(bar(model) == "● online · not live, syncing every 30s · synced 5s ago    ⏎ open  ? help  q quit")
+        #expect(bar(model) == "● online · not live, syncing every 30s · synced 5s ago            ? help  q quit")
         #expect(bar(model, width: 40) == "● online · not live, syncing every 30s")
         #expect(model.update(.tick(Fixture.now.adding(milliseconds: 30_000))) == [.sync])
 

@@ -8,7 +8,7 @@ import SenseiModels
     @Test func onlineWithTheLastSyncAndHintsThatFit() {
         // The full list hints (55 cells) do not fit beside the 25-cell state
         // in 80; the next shorter set does, right-aligned.
-        #expect(bar(Fixture.model()) == "● online · synced 12s ago           ↑↓ move  K/J reorder  ⏎ open  ? help  q quit")
+        #expect(bar(Fixture.model()) == "● online · synced 12s ago    ⏎ open  / filter  g group  a alerts  ? help  q quit")
         #expect(bar(Fixture.model(), width: 40) == "● online · synced 12s ago")
         #expect(bar(Fixture.model(), width: 10) == "● online")
         #expect(bar(Fixture.model(), width: 15) == "● online · syn…")
@@ -48,7 +48,7 @@ import SenseiModels
 
     @Test func asciiAndStyles() {
         var model = Fixture.model(charset: .ascii)
-        #expect(bar(model) == "* online | synced 12s ago       ^v move  K/J reorder  Enter open  ? help  q quit")
+        #expect(bar(model) == "* online | synced 12s ago                   Enter open  / filter  ? help  q quit")
         var grid = CellGrid(width: 80, height: 1)
         StatusBar.render(model, into: &grid, area: grid.bounds)
         #expect(grid[0, 0].style.role == .ok)

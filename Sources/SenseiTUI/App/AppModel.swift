@@ -5,7 +5,7 @@ import SenseiModels
 /// messages and runs the commands `update` returns.
 public struct AppModel: Hashable, Sendable {
     public enum Screen: Hashable, Sendable {
-        case list, detail, help
+        case list, detail, help, alerts
     }
 
     public enum Connection: Hashable, Sendable {
@@ -32,9 +32,20 @@ public struct AppModel: Hashable, Sendable {
     public var sensors: [SensorSummary] = []
     /// Whether the cache has answered once (before that the list says "loading").
     public var sensorsLoaded = false
+    /// The selected sensor's place among those shown (`listLayout.order`).
     public var selection = 0
-    /// The first sensor row shown.
+    /// The first row shown (of `listLayout.rows`, group headers included).
     public var listTop = 0
+    /// Which sensors the list shows (`/`); empty: all.
+    public var filter = SensorFilter()
+    /// The `/` prompt's text while it is open; nil when closed.
+    public var filterDraft: String?
+    /// The label key the list is grouped by (`g`); nil: not grouped.
+    public var grouping: String?
+    /// The server's alert rules, as last fetched (or cached).
+    public var alerts: [AlertStatus] = []
+    /// The alerts screen's first row shown.
+    public var alertsTop = 0
 
     public var range: TimeRange = .day
     public var detail: DetailState?
@@ -78,9 +89,18 @@ public struct AppModel: Hashable, Sendable {
         self.refreshInterval = refreshInterval
     }
 
-    public var selectedSensor: SensorSummary? {
-        sensors.indices.contains(selection) ? sensors[selection] : nil
+    /// The list as shown: filtered, grouped.
+    public var listLayout: ListLayout {
+        ListLayout(sensors: sensors, filter: filterDraft.map { SensorFilter(text: $0) } ?? filter, groupBy: grouping)
     }
+
+    public var selectedSensor: SensorSummary? {
+        let order = listLayout.order
+        return order.indices.contains(selection) ? sensors[order[selection]] : nil
+    }
+
+    /// The codes of sensors with a firing alert: the list's `!` marks.
+    public var firingSensors: Set<String> { alerts.firingSensors }
 
     /// The sensor the detail screen shows, as last listed.
     public var detailSensor: SensorSummary? {
@@ -90,7 +110,7 @@ public struct AppModel: Hashable, Sendable {
 
     /// What the runtime runs first: read the cache, then sync (when configured).
     public mutating func start() -> [Command] {
-        serverName == nil ? [.loadSensors] : [.loadSensors, .startLive] + requestSync()
+        serverName == nil ? [.loadSensors] : [.loadSensors, .loadAlerts, .startLive] + requestSync()
     }
 
     /// A sync, unless one is already running.

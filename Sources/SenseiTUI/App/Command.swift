@@ -11,6 +11,8 @@ public enum Command: Hashable, Sendable {
     /// Read up to `limit` readings of the range older than `before`, newest
     /// first; answer `.readingsLoaded`.
     case loadReadings(sensorId: Int64, range: TimeRange, before: Timestamp, limit: Int)
+    /// Read the alert rules last seen from the cache; answer `.alertsLoaded`.
+    case loadAlerts
     /// Keep the user's order of the sensors (ids, top first) in the cache.
     case saveOrder([Int64])
     /// Follow the server's live stream from now on (`LiveFeed`); answers

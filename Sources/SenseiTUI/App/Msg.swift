@@ -26,6 +26,9 @@ public enum Msg: Hashable, Sendable {
     case liveReadings(sensorIds: Set<Int64>, unknownSensor: Bool)
     /// The live stream ended or could not open, and why; it is retried.
     case liveDropped(String, at: Timestamp)
+    /// The server's alert rules (or, offline, those last seen), answering
+    /// `.loadAlerts` and following each sync.
+    case alertsLoaded([AlertStatus])
     /// SIGINT or SIGTERM.
     case interrupted
 }

@@ -5,12 +5,61 @@ extension AppModel {
     static let readingsPage = 500
 
     mutating func handle(_ key: Key) -> [Command] {
+        // While the filter prompt is open, every printable key is text (`q` too).
+        if screen == .list, filterDraft != nil { return handleFilterPrompt(key) }
         if key == .character("q") { return [.quit] }
         switch screen {
         case .help: return handleHelp(key)
         case .list: return handleList(key)
         case .detail: return handleDetail(key)
+        case .alerts: return handleAlerts(key)
         }
+    }
+
+    /// `/`: the list filters as the text is typed; Enter keeps it, Esc clears it.
+    private mutating func handleFilterPrompt(_ key: Key) -> [Command] {
+        guard var draft = filterDraft else { return [] }
+        switch key {
+        case .enter:
+            filter = SensorFilter(text: draft)
+            filterDraft = nil
+        case .escape:
+            filter = SensorFilter()
+            filterDraft = nil
+        case .backspace:
+            if !draft.isEmpty { draft.removeLast() }
+            filterDraft = draft
+        case .up: selection -= 1
+        case .down: selection += 1
+        case .character(let character):
+            draft.append(character)
+            filterDraft = draft
+            selection = 0
+        default:
+            break
+        }
+        clampList()
+        return []
+    }
+
+    /// The alert rules: scroll, refresh, back.
+    private mutating func handleAlerts(_ key: Key) -> [Command] {
+        let page = max(1, AlertsView.visibleRowCount(in: AppView.contentArea(width: width, height: height)))
+        switch key {
+        case .escape, .backspace, .character("a"):
+            screen = .list
+            clampList()
+            return []
+        case .up, .character("k"): alertsTop -= 1
+        case .down, .character("j"): alertsTop += 1
+        case .pageUp: alertsTop -= page
+        case .pageDown: alertsTop += page
+        case .character("r"): return requestSync()
+        case .character("?"): showHelp()
+        default: break
+        }
+        clampAlerts()
+        return []
     }
 
     private mutating func handleHelp(_ key: Key) -> [Command] {
@@ -34,24 +83,52 @@ extension AppModel {
         case .down, .character("j"): selection += 1
         case .pageUp: selection -= page
         case .pageDown: selection += page
-        case .home, .character("g"): selection = 0
-        case .end, .character("G"): selection = sensors.count - 1
+        case .home: selection = 0
+        case .end, .character("G"): selection = listLayout.order.count - 1
         case .shiftUp, .character("K"): return moveSelected(by: -1)
         case .shiftDown, .character("J"): return moveSelected(by: 1)
         case .enter, .right, .character("l"): return openDetail()
         case .character("r"): return requestSync()
         case .character("?"): showHelp()
+        case .character("/"):
+            filterDraft = filter.text
+        case .escape where !filter.isEmpty:
+            filter = SensorFilter()
+        case .character("g"): cycleGrouping()
+        case .character("a"):
+            screen = .alerts
+            clampAlerts()
+            return []
         default: break
         }
         clampList()
         return []
     }
 
-    /// Moves the selected sensor one place up or down; the new order is saved.
+    /// `g`: the next label key present on the sensors, then none.
+    private mutating func cycleGrouping() {
+        let keys = ListLayout.groupKeys(of: sensors)
+        let selectedId = selectedSensor?.id
+        if let current = grouping, let index = keys.firstIndex(of: current) {
+            grouping = index + 1 < keys.count ? keys[index + 1] : nil
+        } else {
+            grouping = grouping == nil ? keys.first : nil
+        }
+        // The same sensor stays selected wherever its group puts it.
+        if let selectedId, let index = sensors.firstIndex(where: { $0.id == selectedId }),
+           let position = listLayout.order.firstIndex(of: index) { selection = position }
+        listTop = 0
+    }
+
+    /// Moves the selected sensor one place up or down among those shown (in
+    /// its group); the new order is saved.
     private mutating func moveSelected(by delta: Int) -> [Command] {
+        let layout = listLayout
         let target = selection + delta
-        guard sensors.indices.contains(selection), sensors.indices.contains(target) else { return [] }
-        sensors.swapAt(selection, target)
+        guard layout.order.indices.contains(selection), layout.order.indices.contains(target) else { return [] }
+        let (from, to) = (layout.order[selection], layout.order[target])
+        if let key = grouping, sensors[from].sensor.labels[key] != sensors[to].sensor.labels[key] { return [] }
+        sensors.swapAt(from, to)
         selection = target
         clampList()
         return [.saveOrder(sensors.map(\.id))]

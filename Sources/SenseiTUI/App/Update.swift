@@ -84,6 +84,10 @@ extension AppModel {
             if liveReloadInFlight { liveReloadPending = true } else { commands = reloadForLive() }
             if unknownSensor { commands += requestSync() }
             return commands
+        case .alertsLoaded(let alerts):
+            self.alerts = alerts
+            clampAlerts()
+            return []
         case .liveDropped(let reason, let time):
             now = max(now, time)
             live = .dropped(reason)
@@ -126,7 +130,8 @@ extension AppModel {
         }
         sensors = merged
         sensorsLoaded = true
-        if let selectedId, let index = sensors.firstIndex(where: { $0.id == selectedId }) { selection = index }
+        if let selectedId, let index = sensors.firstIndex(where: { $0.id == selectedId }),
+           let position = listLayout.order.firstIndex(of: index) { selection = position }
         if let detail, !sensors.contains(where: { $0.id == detail.sensorId }) {
             // The sensor was deleted on the server.
             self.detail = nil
@@ -137,13 +142,25 @@ extension AppModel {
         return commands
     }
 
-    /// Keeps the selection on a sensor and in view.
+    /// Keeps the selection on a shown sensor and its row in view (with its
+    /// group's header when that fits).
     mutating func clampList() {
-        selection = sensors.isEmpty ? 0 : min(max(0, selection), sensors.count - 1)
+        let layout = listLayout
+        selection = layout.order.isEmpty ? 0 : min(max(0, selection), layout.order.count - 1)
         let visible = max(1, ListView.visibleRowCount(in: AppView.contentArea(width: width, height: height)))
-        if selection < listTop { listTop = selection }
-        if selection >= listTop + visible { listTop = selection - visible + 1 }
-        listTop = max(0, min(listTop, sensors.count - visible))
+        let row = layout.row(ofSensorAt: selection) ?? 0
+        // The header above the first sensor of a group comes into view with it.
+        var top = row
+        if row > 0, case .header = layout.rows[row - 1] { top = row - 1 }
+        if top < listTop { listTop = top }
+        if row >= listTop + visible { listTop = row - visible + 1 }
+        listTop = max(0, min(listTop, layout.rows.count - visible))
+    }
+
+    /// Keeps the alerts screen's scroll within its rows.
+    mutating func clampAlerts() {
+        let visible = AlertsView.visibleRowCount(in: AppView.contentArea(width: width, height: height))
+        alertsTop = max(0, min(alertsTop, alerts.count - visible))
     }
 
     /// Keeps the cursor on the plot and the table offset within the readings.

@@ -40,6 +40,8 @@ public final class CommandRunner: Sendable {
             Task.detached {
                 do throws(SyncError) {
                     let summary = try await syncer.sync(now: now)
+                    // The rules beside the readings: the list marks firing ones.
+                    deliver(.alertsLoaded(await syncer.syncAlerts().alerts))
                     deliver(.syncFinished(at: summary.finishedAt, newReadings: summary.readingsFetched))
                 } catch .server(let failure) {
                     deliver(.syncFailed(failure, at: now()))
@@ -65,6 +67,8 @@ public final class CommandRunner: Sendable {
                                 readings: try cache.readings(sensorId: sensorId, range: range, before: before,
                                                              limit: limit, now: now()))
             }
+        case .loadAlerts:
+            onQueue { [cache] in .alertsLoaded(try cache.cachedAlerts()) }
         case .saveOrder(let ids):
             onQueue { [cache] in
                 try cache.saveOrder(ids)

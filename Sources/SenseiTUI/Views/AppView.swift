@@ -18,6 +18,8 @@ public enum AppView {
         switch model.screen {
         case .help:
             HelpView.render(model, into: &grid, area: content)
+        case .alerts:
+            AlertsView.render(model, into: &grid, area: content)
         case .detail where model.detail != nil:
             DetailView.render(model, into: &grid, area: content)
         case .list, .detail:

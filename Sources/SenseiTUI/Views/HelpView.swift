@@ -8,7 +8,11 @@ public enum HelpView {
             ("Sensor list", [
                 ("\(g.arrowUp)/\(g.arrowDown)  k/j", "move the selection"),
                 ("K/J  shift-\(g.arrowUp)/\(g.arrowDown)", "move the sensor up or down"),
+                ("Home/End  G", "first, last sensor"),
                 ("Enter", "open the sensor"),
+                ("/", "filter; Enter keeps, Esc clears"),
+                ("g", "group by a label, next, none"),
+                ("a", "alert rules (! = firing)"),
             ]),
             ("Sensor detail", [
                 ("1-6  h/d/w/m/y/a", "hour, day, week, month, year, all"),

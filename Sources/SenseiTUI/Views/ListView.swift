@@ -3,7 +3,10 @@ import SenseiModels
 /// The sensor list: one row per sensor in the user's order with name, latest
 /// value and units, age, a 24-hour sparkline and a stale mark. Columns give
 /// way as the terminal narrows: first the sparkline, then the stale word
-/// (a `!` beside the name stays), then the age.
+/// (a `!` beside the name stays), then the age. A sensor with a firing alert
+/// is marked `!` beside the name, in the error colour where there is colour.
+/// The filter (`/`) and grouping (`g`) come from `AppModel.listLayout`:
+/// grouped, each group starts with a header row naming the label's value.
 public enum ListView {
     /// Sensor rows that fit in the content area.
     public static func visibleRowCount(in content: Rect) -> Int {
@@ -58,8 +61,9 @@ public enum ListView {
         let charset = model.charset
         let glyphs = charset.glyphs
         let server = model.serverName.map { glyphs.separator + charset.displayable($0) } ?? ""
-        let count = model.sensors.count == 1 ? "1 sensor" : "\(model.sensors.count) sensors"
-        TitleBar.render(left: "Sensei" + server, right: count, into: &grid, area: area, charset: charset)
+        let layout = model.listLayout
+        TitleBar.render(left: "Sensei" + server, right: titleNote(model, layout: layout), into: &grid, area: area,
+                        charset: charset)
 
         var body = area.splitTop(1).rest
         let names = model.sensors.map { charset.displayable($0.sensor.name) }
@@ -75,15 +79,27 @@ public enum ListView {
             body = body.splitTop(1).rest
         }
         let visible = visibleRowCount(in: area)
-        let end = min(model.sensors.count, model.listTop + visible)
+        let end = min(layout.rows.count, model.listTop + visible)
         guard model.listTop < end else { return }
-        for index in model.listTop..<end {
+        let selectedIndex = layout.order.indices.contains(model.selection) ? layout.order[model.selection] : nil
+        let firing = model.firingSensors
+        for rowIndex in model.listTop..<end {
+            let rect = body.row(rowIndex - model.listTop)
+            guard case .sensor(let index) = layout.rows[rowIndex] else {
+                if case .header(let value, let count) = layout.rows[rowIndex] {
+                    renderHeader(value: value, count: count, key: model.grouping ?? "", into: &grid, row: rect, charset: charset)
+                }
+                continue
+            }
             let summary = model.sensors[index]
-            let rect = body.row(index - model.listTop)
             let stale = summary.isStale(now: model.now)
-            let selected = index == model.selection
+            let selected = index == selectedIndex
             grid.set(selected ? glyphs.selection : " ", x: rect.x, y: rect.y, style: CellStyle(bold: true))
-            if stale && columns.stale == 0 { grid.set("!", x: rect.x + 1, y: rect.y, style: CellStyle(bold: true, role: .stale)) }
+            if firing.contains(summary.sensor.code) {
+                grid.set("!", x: rect.x + 1, y: rect.y, style: CellStyle(bold: true, role: .error))
+            } else if stale && columns.stale == 0 {
+                grid.set("!", x: rect.x + 1, y: rect.y, style: CellStyle(bold: true, role: .stale))
+            }
             let age = summary.sensor.latest.map { Format.age(of: $0.timestamp, now: model.now) } ?? "never"
             let row = Row(area: rect, columns: columns, ellipsis: glyphs.ellipsis)
             row.put(names[index], values[index], age, "", stale ? "stale" : "", into: &grid, style: .plain,
@@ -98,6 +114,27 @@ public enum ListView {
                                  style: CellStyle(role: stale ? .stale : .accent))
             }
             if selected { grid.restyle(rect) { $0.reverse = true } }
+        }
+    }
+
+    /// "12 sensors"; filtered, "3 of 12 sensors"; grouped, "by room" after it.
+    static func titleNote(_ model: AppModel, layout: ListLayout) -> String {
+        let total = model.sensors.count
+        var note = total == 1 ? "1 sensor" : "\(total) sensors"
+        if layout.order.count != total { note = "\(layout.order.count) of " + note }
+        if let key = model.grouping { note += model.charset.glyphs.separator + "by " + model.charset.displayable(key) }
+        return note
+    }
+
+    /// `── room: kitchen (3) ────`: the group's label value and size.
+    static func renderHeader(value: String?, count: Int, key: String, into grid: inout CellGrid, row: Rect,
+                             charset: Charset) {
+        let rule = charset.glyphs.horizontal
+        let name = value.map { "\(key): \(charset.displayable($0))" } ?? "no \(key)"
+        let text = "\(rule)\(rule) \(name) (\(count)) "
+        let x = grid.write(text, x: row.x, y: row.y, style: CellStyle(bold: true, role: .accent), clip: row)
+        if x < row.right {
+            grid.write(String(repeating: rule, count: row.right - x), x: x, y: row.y, style: CellStyle(dim: true), clip: row)
         }
     }
 

@@ -7,6 +7,10 @@ public enum StatusBar {
         guard !area.isEmpty else { return }
         let row = area.row(0)
         grid.fill(row)
+        if model.screen == .list, let draft = model.filterDraft {
+            renderPrompt(draft, model: model, into: &grid, row: row)
+            return
+        }
         let glyphs = model.charset.glyphs
         var parts: [(String, CellStyle)] = [connection(model)]
         if let note = liveNote(model) { parts.append(note) }
@@ -30,6 +34,21 @@ public enum StatusBar {
         for hint in hints(model) where x + 2 + hint.count <= row.right {
             grid.write(hint, in: row, alignment: .right, style: CellStyle(dim: true))
             break
+        }
+    }
+
+    /// The `/` prompt in place of the bar: `/kitch▏`, and what Enter and Esc do.
+    static func renderPrompt(_ draft: String, model: AppModel, into grid: inout CellGrid, row: Rect) {
+        let cursor: Character = model.charset == .ascii ? "_" : "▏"
+        let hint = "Enter keep  Esc clear"
+        let text = "/" + model.charset.displayable(draft)
+        let room = row.width - 1 - (row.width >= text.count + 1 + hint.count + 2 ? hint.count + 2 : 0)
+        // The end of a long filter stays in view: it is where the typing is.
+        let shown = text.count > room ? String(text.suffix(max(0, room))) : text
+        let x = grid.write(shown, x: row.x, y: row.y, style: CellStyle(bold: true), clip: row)
+        grid.set(cursor, x: x, y: row.y, style: CellStyle(bold: true))
+        if row.width >= text.count + 1 + hint.count + 2 {
+            grid.write(hint, in: row, alignment: .right, style: CellStyle(dim: true))
         }
     }
 
@@ -78,15 +97,17 @@ public enum StatusBar {
         let g = model.charset.glyphs
         switch model.screen {
         case .list where !model.sensors.isEmpty:
-            return ["\(g.arrowUp)\(g.arrowDown) move  K/J reorder  \(g.enter) open  r refresh  ? help  q quit",
-                    "\(g.arrowUp)\(g.arrowDown) move  K/J reorder  \(g.enter) open  ? help  q quit",
-                    "\(g.enter) open  ? help  q quit", "? help  q quit"]
+            return ["\(g.enter) open  / filter  g group  a alerts  K/J reorder  r refresh  ? help  q quit",
+                    "\(g.enter) open  / filter  g group  a alerts  ? help  q quit",
+                    "\(g.enter) open  / filter  ? help  q quit", "? help  q quit"]
         case .detail:
             return ["1-6 range  \(g.arrowLeft)\(g.arrowRight) cursor  PgUp/PgDn table  Esc back  ? help  q quit",
                     "1-6 range  \(g.arrowLeft)\(g.arrowRight) cursor  Esc back  ? help  q quit",
                     "Esc back  ? help  q quit", "? help  q quit"]
         case .help:
             return ["Esc back  q quit"]
+        case .alerts:
+            return ["\(g.arrowUp)\(g.arrowDown) scroll  Esc back  r refresh  q quit", "Esc back  q quit"]
         case .list:
             return ["r refresh  ? help  q quit", "? help  q quit"]
         }
