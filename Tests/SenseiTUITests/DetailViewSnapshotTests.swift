@@ -78,13 +78,13 @@ import SenseiModels
         Code     temperature_ext                2025-01-09 10:32:00  24.1 °C
         Type     float, units °C                2025-01-09 10:27:00  24.1 °C
         Created  2025-01-02 10:00               2025-01-09 10:22:00  24 °C
-        Interval every 5m                       2025-01-09 10:17:00  24 °C
+        Interval every 5m · 12/h shown          2025-01-09 10:17:00  24 °C
                                                 2025-01-09 10:12:00  23.9 °C
                                                 2025-01-09 10:07:00  23.9 °C
                                                 2025-01-09 10:02:00  23.8 °C
                                                 2025-01-09 09:57:00  23.7 °C
                                                 2025-01-09 09:52:00  23.7 °C
-        ● online · synced 12s ago                                1-6 range  ←→ cursor  PgUp/PgDn table  Esc back  ? help  q quit
+        ● online · synced 12s ago                              1-6 range  +/- zoom  </> pan  ←→ cursor  Esc back  ? help  q quit
         """)
     }
 

@@ -25,6 +25,7 @@ import SenseiModels
          Sensor detail
            1-6  h/d/w/m/y/a  hour, day, week, month, year, all
            ←/→  Home/End     move the chart cursor
+           +/-  </>  0       zoom, pan, back to the range
            ↑/↓  PgUp/PgDn    scroll the readings
            Esc  Backspace    hide the cursor, then back
 
@@ -32,7 +33,6 @@ import SenseiModels
            r                 refresh now
            ?                 this help
            q                 quit
-
 
 
         ● online · synced 12s ago                                       Esc back  q quit
@@ -49,13 +49,13 @@ import SenseiModels
          Sensor list                                              Sensor detail
            ↑/↓  k/j          move the selection                     1-6  h/d/w/m/y/a  hour, day, week, month, year, all
            K/J  shift-↑/↓    move the sensor up or down             ←/→  Home/End     move the chart cursor
-           Home/End  G       first, last sensor                     ↑/↓  PgUp/PgDn    scroll the readings
-           Enter             open the sensor                        Esc  Backspace    hide the cursor, then back
-           /                 filter; Enter keeps, Esc clears      Anywhere
-           g                 group by a label, next, none           r                 refresh now
-           a                 alert rules (! = firing)               ?                 this help
+           Home/End  G       first, last sensor                     +/-  </>  0       zoom, pan, back to the range
+           Enter             open the sensor                        ↑/↓  PgUp/PgDn    scroll the readings
+           /                 filter; Enter keeps, Esc clears        Esc  Backspace    hide the cursor, then back
+           g                 group by a label, next, none         Anywhere
+           a                 alert rules (! = firing)               r                 refresh now
+                                                                    ?                 this help
                                                                     q                 quit
-
         ● online · synced 12s ago                                                                               Esc back  q quit
         """)
     }

@@ -21,7 +21,7 @@ struct SensorLabelsViewTests {
             "Codexxxxxtemperature_extxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
             "Typexxxxxfloat, units °Cxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
             "Createdxx2025-01-02 10:00xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
-            "Intervalxevery 5mxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "Intervalxevery 5m · 12/h shownxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
             "Labelsxxxdevice=porch-node field=temperature source=mqttxxxx",
             "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
         ])

@@ -41,7 +41,7 @@ import SenseiModels
 
     @Test func hintsFollowTheScreen() {
         var model = Fixture.detailModel(width: 100)
-        #expect(bar(model) == "● online · synced 12s ago            1-6 range  ←→ cursor  PgUp/PgDn table  Esc back  ? help  q quit")
+        #expect(bar(model) == "● online · synced 12s ago          1-6 range  +/- zoom  </> pan  ←→ cursor  Esc back  ? help  q quit")
         _ = model.update(.keyPressed(.character("?")))
         #expect(bar(model, width: 50) == "● online · synced 12s ago         Esc back  q quit")
     }

@@ -133,6 +133,8 @@ public struct DetailState: Hashable, Sendable {
     public var tableOffset = 0
     /// A `.loadReadings` is running.
     public var isLoadingMore = false
+    /// The zoomed window (inclusive ms), or nil for the range's own.
+    public var zoom: ClosedRange<Int64>?
 
     public init(sensorId: Int64, data: DetailData? = nil, cursor: Int? = nil, tableOffset: Int = 0) {
         self.sensorId = sensorId

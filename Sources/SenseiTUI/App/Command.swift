@@ -8,6 +8,8 @@ public enum Command: Hashable, Sendable {
     case loadSensors
     /// Read the detail of a sensor for a range; answer `.detailLoaded`.
     case loadDetail(sensorId: Int64, range: TimeRange)
+    /// Read the detail of a sensor for a zoomed window (inclusive ms); answer `.detailLoaded`.
+    case loadZoomedDetail(sensorId: Int64, range: TimeRange, window: ClosedRange<Int64>)
     /// Read up to `limit` readings of the range older than `before`, newest
     /// first; answer `.readingsLoaded`.
     case loadReadings(sensorId: Int64, range: TimeRange, before: Timestamp, limit: Int)

@@ -20,6 +20,8 @@ public struct DetailData: Hashable, Sendable {
     public var totalReadings: Int
     /// The device's usual interval in ms, for staleness and gap detection.
     public var usualInterval: Int64?
+    /// The window is a zoom (`+`, `-`, `<`, `>`), not the range's own.
+    public var zoomed = false
 
     public init(sensor: Sensor, range: TimeRange, start: Timestamp, end: Timestamp, series: TimeSeries,
                 statistics: Statistics?, readings: [Reading], totalReadings: Int? = nil, usualInterval: Int64? = nil) {

@@ -152,6 +152,7 @@ extension AppModel {
             return []
         }
         if let range = Self.range(for: key) { return select(range) }
+        if let commands = handleZoom(key) { return commands }
         let rows = max(1, detailTableRows())
         switch key {
         case .escape, .backspace:
@@ -218,6 +219,7 @@ extension AppModel {
         guard var state = detail, newRange != range else { return [] }
         range = newRange
         state.data = nil
+        state.zoom = nil
         state.tableOffset = 0
         state.isLoadingMore = false
         detail = state

@@ -31,7 +31,10 @@ extension AppModel {
             }
             return commands
         case .detailLoaded(let data):
-            guard var state = detail, state.sensorId == data.sensor.id, data.range == range else { return [] }
+            guard var state = detail, state.sensorId == data.sensor.id, data.range == range,
+                  state.zoom.map({ data.zoomed && data.start.milliseconds == $0.lowerBound
+                                     && data.end.milliseconds == $0.upperBound }) ?? !data.zoomed
+            else { return [] }
             state.data = data
             state.isLoadingMore = false
             detail = state
@@ -56,9 +59,7 @@ extension AppModel {
             lastSync = time
             connection = .online
             errorMessage = nil
-            var commands: [Command] = [.loadSensors]
-            if let detail { commands.append(.loadDetail(sensorId: detail.sensorId, range: range)) }
-            return commands
+            return [.loadSensors] + reloadDetail()
         case .syncFailed(let failure, let time):
             now = max(now, time)
             isSyncing = false
@@ -102,9 +103,14 @@ extension AppModel {
     mutating func reloadForLive() -> [Command] {
         liveReloadPending = false
         liveReloadInFlight = true
-        var commands: [Command] = [.loadSensors]
-        if let detail { commands.append(.loadDetail(sensorId: detail.sensorId, range: range)) }
-        return commands
+        return [.loadSensors] + reloadDetail()
+    }
+
+    /// The detail on screen read again: its range, or its zoomed window.
+    func reloadDetail() -> [Command] {
+        guard let detail else { return [] }
+        guard let window = detail.zoom else { return [.loadDetail(sensorId: detail.sensorId, range: range)] }
+        return [.loadZoomedDetail(sensorId: detail.sensorId, range: range, window: window)]
     }
 
     /// Auto-refresh: every `refreshInterval`, or `offlineRetryInterval` while offline.

@@ -14,13 +14,15 @@ extension SensorCache {
     ///
     /// Statistics and long charts come from the rollups (a year of 30-second
     /// readings is a few thousand rows, not a million), exact at the edges.
-    public func detail(sensorId: Int64, range: TimeRange, now: Timestamp,
+    /// `window` (inclusive ms), when given, replaces the range's own (a zoom).
+    public func detail(sensorId: Int64, range: TimeRange, now: Timestamp, window: ClosedRange<Int64>? = nil,
                        maxBuckets: Int = chartBuckets, rawLimit: Int = rawChartLimit,
                        tablePage: Int = firstTablePage) throws -> DetailData? {
         try pool.read { db in
             guard let sensor = try Self.fetchSensor(id: sensorId, in: db) else { return nil }
-            let oldest = range == .all ? try Self.oldest(sensorId: sensorId, in: db) : nil
-            let (start, end) = DetailData.window(for: range, now: now, oldest: oldest)
+            let oldest = range == .all && window == nil ? try Self.oldest(sensorId: sensorId, in: db) : nil
+            let (start, end) = window.map { (Timestamp(milliseconds: $0.lowerBound), Timestamp(milliseconds: $0.upperBound)) }
+                ?? DetailData.window(for: range, now: now, oldest: oldest)
             let (from, through) = (start.milliseconds, end.milliseconds)
             let statistics = try Self.statistics(sensorId: sensorId, from: from, through: through, in: db)
             let count = statistics?.count ?? 0
@@ -34,9 +36,11 @@ extension SensorCache {
             }
             let readings = try Self.readingsNewestFirst(sensorId: sensorId, from: from, through: through,
                                                         limit: tablePage, in: db)
-            return DetailData(sensor: sensor, range: range, start: start, end: end, series: series,
-                              statistics: statistics, readings: readings, totalReadings: count,
-                              usualInterval: try Self.usualInterval(sensorId: sensorId, in: db))
+            var data = DetailData(sensor: sensor, range: range, start: start, end: end, series: series,
+                                  statistics: statistics, readings: readings, totalReadings: count,
+                                  usualInterval: try Self.usualInterval(sensorId: sensorId, in: db))
+            data.zoomed = window != nil
+            return data
         }
     }
 

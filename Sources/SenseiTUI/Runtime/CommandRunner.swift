@@ -61,6 +61,13 @@ public final class CommandRunner: Sendable {
                 }
                 return .detailLoaded(data)
             }
+        case .loadZoomedDetail(let sensorId, let range, let window):
+            onQueue { [cache, now] in
+                guard let data = try cache.detail(sensorId: sensorId, range: range, now: now(), window: window) else {
+                    return .sensorsLoaded(try cache.sensorSummaries(now: now()))
+                }
+                return .detailLoaded(data)
+            }
         case .loadReadings(let sensorId, let range, let before, let limit):
             onQueue { [cache, now] in
                 .readingsLoaded(sensorId: sensorId, range: range,

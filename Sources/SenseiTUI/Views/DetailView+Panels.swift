@@ -61,7 +61,8 @@ extension DetailView {
     }
 
     /// Code, type and units, created, and (on tall screens) the usual
-    /// interval and the labels (`key=value`, in key order).
+    /// interval with the data rate over the window shown, and the labels
+    /// (`key=value`, in key order).
     static func renderInfo(_ data: DetailData, model: AppModel, into grid: inout CellGrid, area: Rect) {
         guard !area.isEmpty else { return }
         let sensor = data.sensor
@@ -70,12 +71,26 @@ extension DetailView {
             ("Type", sensor.valueType.rawValue + (sensor.units.isEmpty ? "" : ", units " + sensor.units)),
             ("Created", Format.dateTime(sensor.createdAt, utcOffsetSeconds: model.utcOffsetSeconds, seconds: false)),
         ]
-        if let interval = data.usualInterval { lines.append(("Interval", "every " + Format.duration(milliseconds: interval))) }
+        // The device's habit, and its rate over the window shown.
+        let rate = self.rate(data).map { model.charset.glyphs.separator + $0 + " shown" } ?? ""
+        if let interval = data.usualInterval {
+            lines.append(("Interval", "every " + Format.duration(milliseconds: interval) + rate))
+        }
         if !sensor.labels.isEmpty {
             let pairs = sensor.labels.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
             lines.append(("Labels", pairs.map { "\($0.key)=\($0.value)" }.joined(separator: " ")))
         }
         labelled(lines, model: model, into: &grid, area: area)
+    }
+
+    /// Readings a minute (from one a minute up) or an hour over the window
+    /// shown: `2.0/min`, `12/h`, `0.25/h`; nil without readings.
+    static func rate(_ data: DetailData) -> String? {
+        guard let count = data.statistics?.count, count > 0 else { return nil }
+        let minutes = Double(max(1, data.end.milliseconds - data.start.milliseconds)) / 60_000
+        let perMinute = Double(count) / minutes
+        if perMinute >= 1 { return Format.number(perMinute, significantDigits: 2, maxDecimals: 1) + "/min" }
+        return Format.number(perMinute * 60, significantDigits: 2, maxDecimals: 2) + "/h"
     }
 
     /// Label and value lines, labels dim in a column of their own.

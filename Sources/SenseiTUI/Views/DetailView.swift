@@ -57,7 +57,8 @@ public enum DetailView {
         // spacing is the bucket width, so a single missing bucket is bridged.
         let median = series.medianSpacing(in: series.lowerBound(start)..<series.upperBound(end))
         let spacing = max(data.usualInterval ?? 0, median ?? 0)
-        return LineChart(series: series, start: start, end: end, range: data.range,
+        // A zoomed window gets the labels its span calls for (`.all` plans by span).
+        return LineChart(series: series, start: start, end: end, range: data.zoomed ? .all : data.range,
                          utcOffsetSeconds: model.utcOffsetSeconds, charset: model.charset,
                          valueDomain: data.sensor.valueType == .bool ? 0...1 : nil,
                          maxGap: spacing > 0 ? 3 * spacing : nil, cursor: model.detail?.cursor,
@@ -119,6 +120,14 @@ public enum DetailView {
         for (range, label) in zip(ranges, labels) {
             let style = range == model.range ? CellStyle(bold: true, reverse: true, role: .accent) : CellStyle(dim: true)
             x = grid.write(label, x: x, y: area.y, style: style, clip: area)
+        }
+        // Zoomed: the window shown, and how to get back.
+        if let zoom = model.detail?.zoom {
+            let span = Format.duration(milliseconds: zoom.upperBound - zoom.lowerBound)
+            let notes = ["  zoom \(span) (0 resets)", "  zoom \(span)"]
+            if let note = notes.first(where: { x + $0.count <= area.right }) {
+                grid.write(note, x: x, y: area.y, style: CellStyle(bold: true, role: .warning), clip: area)
+            }
         }
     }
 }

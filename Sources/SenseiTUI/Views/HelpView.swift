@@ -17,6 +17,7 @@ public enum HelpView {
             ("Sensor detail", [
                 ("1-6  h/d/w/m/y/a", "hour, day, week, month, year, all"),
                 ("\(g.arrowLeft)/\(g.arrowRight)  Home/End", "move the chart cursor"),
+                ("+/-  </>  0", "zoom, pan, back to the range"),
                 ("\(g.arrowUp)/\(g.arrowDown)  PgUp/PgDn", "scroll the readings"),
                 ("Esc  Backspace", "hide the cursor, then back"),
             ]),

@@ -101,7 +101,8 @@ public enum StatusBar {
                     "\(g.enter) open  / filter  g group  a alerts  ? help  q quit",
                     "\(g.enter) open  / filter  ? help  q quit", "? help  q quit"]
         case .detail:
-            return ["1-6 range  \(g.arrowLeft)\(g.arrowRight) cursor  PgUp/PgDn table  Esc back  ? help  q quit",
+            return ["1-6 range  +/- zoom  </> pan  \(g.arrowLeft)\(g.arrowRight) cursor  Esc back  ? help  q quit",
+                    "1-6 range  +/- zoom  \(g.arrowLeft)\(g.arrowRight) cursor  Esc back  ? help  q quit",
                     "1-6 range  \(g.arrowLeft)\(g.arrowRight) cursor  Esc back  ? help  q quit",
                     "Esc back  ? help  q quit", "? help  q quit"]
         case .help:
