@@ -62,7 +62,11 @@ public struct BrailleCanvas: Hashable, Sendable {
 
     /// The character of one cell, nil when it has no dots.
     public func character(column: Int, row: Int, charset: Charset) -> Character? {
-        let cell = cellBits(column: column, row: row)
+        Self.character(bits: cellBits(column: column, row: row), charset: charset)
+    }
+
+    /// The character of a cell's dot bits; nil for none.
+    public static func character(bits cell: UInt8, charset: Charset) -> Character? {
         guard cell != 0 else { return nil }
         switch charset {
         case .unicode: return Character(Unicode.Scalar(0x2800 + UInt32(cell))!)

@@ -28,6 +28,9 @@ public struct LineChart: Sendable {
     public var lineStyle = CellStyle(role: .accent)
     public var axisStyle = CellStyle(role: .axis)
     public var emptyMessage = "no readings in this range"
+    /// More series on the same axes (a compare chart), drawn after `series`,
+    /// each in its style and dash pattern (`ChartLine.keeps`).
+    public var overlays: [ChartLine] = []
 
     public init(series: TimeSeries, start: Int64, end: Int64, range: TimeRange, utcOffsetSeconds: Int = 0,
                 charset: Charset = .unicode, valueDomain: ClosedRange<Double>? = nil, maxGap: Int64? = nil,
@@ -51,6 +54,8 @@ public struct LineChart: Sendable {
         public var plot: Rect
         /// Two dot columns per plot cell.
         public var columns: ColumnSeries
+        /// The overlays' columns, in order.
+        public var overlayColumns: [ColumnSeries] = []
         /// nil when the window holds no readings (and no fixed domain is set).
         public var ticks: AxisTicks?
         public var timeLabels: [TimeLabel]
@@ -68,6 +73,8 @@ public struct LineChart: Sendable {
         return Layout(
             area: area, plot: plot,
             columns: ColumnSeries(series, start: start, end: end, columns: plot.width * 2, maxGap: maxGap),
+            overlayColumns: overlays.map { ColumnSeries($0.series, start: start, end: end, columns: plot.width * 2,
+                                                        maxGap: $0.maxGap) },
             ticks: frame.ticks,
             timeLabels: frame.labelY != nil
                 ? TimeAxis.labels(start: start, end: end, range: range, width: plot.width, utcOffsetSeconds: utcOffsetSeconds)
@@ -95,9 +102,16 @@ public struct LineChart: Sendable {
                 xAxisRows > 0 ? area.bottom - 1 : nil)
     }
 
-    /// The smallest and largest value in the window, in one cheap pass (the
-    /// tick labels decide the plot's width, so they come before the reduction).
+    /// The smallest and largest value in the window, of every line, in one
+    /// cheap pass each (the tick labels decide the plot's width, so they come
+    /// before the reduction).
     func valueBounds() -> ClosedRange<Double>? {
+        ([series] + overlays.map(\.series)).compactMap(valueBounds(of:)).reduce(nil) { union, bounds in
+            union.map { min($0.lowerBound, bounds.lowerBound)...max($0.upperBound, bounds.upperBound) } ?? bounds
+        }
+    }
+
+    private func valueBounds(of series: TimeSeries) -> ClosedRange<Double>? {
         let low = series.lowerBound(start), high = series.upperBound(end)
         guard high > low else { return nil }
         var minimum = Double.infinity, maximum = -Double.infinity
@@ -132,8 +146,18 @@ public struct LineChart: Sendable {
         var tickRows: [Int] = []
         if let ticks = layout.ticks, !plot.isEmpty {
             var canvas = BrailleCanvas(width: plot.width, height: plot.height)
-            draw(layout.columns, on: &canvas, ticks: ticks)
-            canvas.render(into: &grid, x: plot.x, y: plot.y, charset: charset, style: lineStyle)
+            draw(layout.columns, on: &canvas, ticks: ticks, stepped: stepped)
+            if overlays.isEmpty {
+                canvas.render(into: &grid, x: plot.x, y: plot.y, charset: charset, style: lineStyle)
+            } else {
+                var canvases = [canvas]
+                for (line, columns) in zip(overlays, layout.overlayColumns) {
+                    var overlay = BrailleCanvas(width: plot.width, height: plot.height)
+                    draw(columns, on: &overlay, ticks: ticks, stepped: line.stepped)
+                    canvases.append(overlay)
+                }
+                renderOverlaid(canvases, at: plot, into: &grid)
+            }
             for (value, label) in zip(ticks.values, ticks.labels).reversed() {
                 let row = plot.y + dotRow(value, ticks: ticks, dots: plot.height * 4) / 4
                 guard tickRows.last != row else { continue }
@@ -144,7 +168,7 @@ public struct LineChart: Sendable {
                 }
             }
         }
-        if layout.columns.isEmpty && !plot.isEmpty {
+        if layout.columns.isEmpty && layout.overlayColumns.allSatisfy(\.isEmpty) && !plot.isEmpty {
             grid.write(emptyMessage, in: plot.row(plot.height / 2), alignment: .center, style: axisStyle.dimmed,
                        ellipsis: glyphs.ellipsis)
         }
@@ -171,7 +195,27 @@ public struct LineChart: Sendable {
         }
     }
 
-    private func draw(_ columns: ColumnSeries, on canvas: inout BrailleCanvas, ticks: AxisTicks) {
+    /// The lines' dots merged cell by cell, each line keeping only the cells
+    /// of its dash pattern; a cell takes the style of the first line in it.
+    private func renderOverlaid(_ canvases: [BrailleCanvas], at plot: Rect, into grid: inout CellGrid) {
+        let styles = [lineStyle] + overlays.map(\.style)
+        for row in 0..<plot.height {
+            for column in 0..<plot.width {
+                var bits: UInt8 = 0
+                var owner: Int?
+                for (index, canvas) in canvases.enumerated() where ChartLine.keeps(line: index, column: column) {
+                    let cell = canvas.cellBits(column: column, row: row)
+                    guard cell != 0 else { continue }
+                    bits |= cell
+                    owner = owner ?? index
+                }
+                guard let owner, let character = BrailleCanvas.character(bits: bits, charset: charset) else { continue }
+                grid.set(character, x: plot.x + column, y: plot.y + row, style: styles[owner])
+            }
+        }
+    }
+
+    private func draw(_ columns: ColumnSeries, on canvas: inout BrailleCanvas, ticks: AxisTicks, stepped: Bool) {
         let dots = canvas.dotHeight
         var previous: Int?
         for (x, column) in columns.columns.enumerated() where !column.isEmpty {

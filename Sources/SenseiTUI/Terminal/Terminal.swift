@@ -130,6 +130,9 @@ final class Terminal {
         case .warning: Int16(COLOR_YELLOW)
         case .error: Int16(COLOR_RED)
         case .stale: Int16(COLOR_MAGENTA)
+        case .series2: Int16(COLOR_YELLOW)
+        case .series3: Int16(COLOR_MAGENTA)
+        case .series4: Int16(COLOR_GREEN)
         }
     }
 }

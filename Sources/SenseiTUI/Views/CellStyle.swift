@@ -16,6 +16,8 @@ public enum ColorRole: UInt8, Hashable, Sendable, CaseIterable {
     case error
     /// Sensors that have gone quiet.
     case stale
+    /// The second to fourth series of a compare chart (the first is `accent`).
+    case series2, series3, series4
 }
 
 /// Attributes of one cell. A plain value so frames can be diffed cell by cell.

@@ -51,18 +51,8 @@ public enum DetailView {
     /// The chart as this screen draws it (the update logic uses it too, to
     /// keep the cursor on the plot).
     public static func chart(for data: DetailData, model: AppModel) -> LineChart {
-        let start = data.start.milliseconds, end = data.end.milliseconds
-        let series = data.series
-        // Bridge silences up to three usual intervals; for buckets the median
-        // spacing is the bucket width, so a single missing bucket is bridged.
-        let median = series.medianSpacing(in: series.lowerBound(start)..<series.upperBound(end))
-        let spacing = max(data.usualInterval ?? 0, median ?? 0)
-        // A zoomed window gets the labels its span calls for (`.all` plans by span).
-        return LineChart(series: series, start: start, end: end, range: data.zoomed ? .all : data.range,
-                         utcOffsetSeconds: model.utcOffsetSeconds, charset: model.charset,
-                         valueDomain: data.sensor.valueType == .bool ? 0...1 : nil,
-                         maxGap: spacing > 0 ? 3 * spacing : nil, cursor: model.detail?.cursor,
-                         stepped: data.sensor.valueType == .bool)
+        LineChart(detail: data, utcOffsetSeconds: model.utcOffsetSeconds, charset: model.charset,
+                  cursor: model.detail?.cursor)
     }
 
     public static func render(_ model: AppModel, into grid: inout CellGrid, area: Rect) {

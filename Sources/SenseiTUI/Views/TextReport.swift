@@ -74,10 +74,7 @@ public enum TextReport {
         } else {
             lines.append("no readings in this range")
         }
-        let chart = LineChart(series: detail.series, start: detail.start.milliseconds, end: detail.end.milliseconds,
-                              range: detail.range, utcOffsetSeconds: context.utcOffsetSeconds,
-                              charset: context.charset, maxGap: detail.usualInterval.map { $0 * 3 },
-                              stepped: sensor.valueType == .bool)
+        let chart = LineChart(detail: detail, utcOffsetSeconds: context.utcOffsetSeconds, charset: context.charset)
         var grid = CellGrid(width: width, height: chartHeight)
         _ = chart.render(into: &grid, area: grid.bounds)
         return (lines.map(context.charset.displayable) + [""] + grid.lines).joined(separator: "\n") + "\n"
