@@ -21,6 +21,7 @@ import SenseiModels
            /                 filter; Enter keeps, Esc clears
            g                 group by a label, next, none
            a                 alert rules (! = firing)
+           space  c          mark 2-4 sensors, compare them
 
          Sensor detail
            1-6  h/d/w/m/y/a  hour, day, week, month, year, all
@@ -33,7 +34,6 @@ import SenseiModels
            r                 refresh now
            ?                 this help
            q                 quit
-
 
         ● online · synced 12s ago                                       Esc back  q quit
         """)
@@ -54,7 +54,7 @@ import SenseiModels
            /                 filter; Enter keeps, Esc clears        Esc  Backspace    hide the cursor, then back
            g                 group by a label, next, none         Anywhere
            a                 alert rules (! = firing)               r                 refresh now
-                                                                    ?                 this help
+           space  c          mark 2-4 sensors, compare them         ?                 this help
                                                                     q                 quit
         ● online · synced 12s ago                                                                               Esc back  q quit
         """)
@@ -75,8 +75,8 @@ import SenseiModels
            /                 filter; Enter keep…
            g                 group by a label, …
            a                 alert rules (! = f…
+           space  c          mark 2-4 sensors, …
          Sensor detail
-           1-6  h/d/w/m/y/a  hour, day, week, m…
         ● online · synced 12s ago
         """)
     }

@@ -82,7 +82,7 @@ import SenseiModels
 
 
 
-        ● online · synced 12s ago                    ⏎ open  / filter  g group  a alerts  K/J reorder  r refresh  ? help  q quit
+        ● online · synced 12s ago                     ⏎ open  / filter  g group  a alerts  space mark  c compare  ? help  q quit
         """)
     }
 

@@ -5,7 +5,7 @@ import SenseiModels
 /// messages and runs the commands `update` returns.
 public struct AppModel: Hashable, Sendable {
     public enum Screen: Hashable, Sendable {
-        case list, detail, help, alerts
+        case list, detail, help, alerts, compare
     }
 
     public enum Connection: Hashable, Sendable {
@@ -42,6 +42,10 @@ public struct AppModel: Hashable, Sendable {
     public var filterDraft: String?
     /// The label key the list is grouped by (`g`); nil: not grouped.
     public var grouping: String?
+    /// Sensors marked with space for a compare chart, in the order marked (at most 4).
+    public var marked: [Int64] = []
+    /// The compare screen's state while it is open (`c`).
+    public var compare: CompareState?
     /// The server's alert rules, as last fetched (or cached).
     public var alerts: [AlertStatus] = []
     /// The alerts screen's first row shown.
@@ -119,6 +123,21 @@ public struct AppModel: Hashable, Sendable {
         isSyncing = true
         lastSyncAttempt = now
         return [.sync]
+    }
+}
+
+/// The compare screen's own state: which sensors, their data, the zoom.
+public struct CompareState: Hashable, Sendable {
+    public var sensorIds: [Int64]
+    /// One per sensor, in order; nil while loading.
+    public var data: [DetailData]?
+    /// The zoomed window (inclusive ms), or nil for the range's own.
+    public var zoom: ClosedRange<Int64>?
+
+    public init(sensorIds: [Int64], data: [DetailData]? = nil, zoom: ClosedRange<Int64>? = nil) {
+        self.sensorIds = sensorIds
+        self.data = data
+        self.zoom = zoom
     }
 }
 

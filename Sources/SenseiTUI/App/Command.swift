@@ -10,6 +10,9 @@ public enum Command: Hashable, Sendable {
     case loadDetail(sensorId: Int64, range: TimeRange)
     /// Read the detail of a sensor for a zoomed window (inclusive ms); answer `.detailLoaded`.
     case loadZoomedDetail(sensorId: Int64, range: TimeRange, window: ClosedRange<Int64>)
+    /// Read the details of several sensors over one range or zoomed window;
+    /// answer `.compareLoaded`.
+    case loadCompare(sensorIds: [Int64], range: TimeRange, window: ClosedRange<Int64>?)
     /// Read up to `limit` readings of the range older than `before`, newest
     /// first; answer `.readingsLoaded`.
     case loadReadings(sensorId: Int64, range: TimeRange, before: Timestamp, limit: Int)

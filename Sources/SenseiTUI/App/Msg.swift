@@ -12,6 +12,8 @@ public enum Msg: Hashable, Sendable {
     case sensorsLoaded([SensorSummary])
     /// Answers `.loadDetail`.
     case detailLoaded(DetailData)
+    /// Answers `.loadCompare`: one detail per sensor still cached, in order.
+    case compareLoaded([DetailData])
     /// An older page of the readings table, newest first, answering `.loadReadings`.
     case readingsLoaded(sensorId: Int64, range: TimeRange, readings: [Reading])
     /// A sync with the server completed; the cache holds `newReadings` more.

@@ -13,7 +13,60 @@ extension AppModel {
         case .list: return handleList(key)
         case .detail: return handleDetail(key)
         case .alerts: return handleAlerts(key)
+        case .compare: return handleCompare(key)
         }
+    }
+
+    /// The compare chart: ranges, zoom and pan, back.
+    private mutating func handleCompare(_ key: Key) -> [Command] {
+        if let newRange = Self.range(for: key) {
+            guard newRange != range, var state = compare else { return [] }
+            range = newRange
+            state.data = nil
+            state.zoom = nil
+            compare = state
+            return reloadDetail()
+        }
+        if let commands = handleZoom(key) { return commands }
+        switch key {
+        case .escape, .backspace, .character("c"): return closeCompare()
+        case .character("r"): return requestSync()
+        case .character("?"): showHelp()
+        default: break
+        }
+        return []
+    }
+
+    /// Back to the list; the marks stay for the next compare.
+    mutating func closeCompare() -> [Command] {
+        compare = nil
+        screen = .list
+        clampList()
+        return []
+    }
+
+    /// Space: marks the selected sensor for a compare chart, or unmarks it.
+    private mutating func toggleMark() {
+        guard let sensor = selectedSensor else { return }
+        if let index = marked.firstIndex(of: sensor.id) {
+            marked.remove(at: index)
+        } else if marked.count < 4 {
+            marked.append(sensor.id)
+        } else {
+            errorMessage = "at most 4 sensors in a compare chart: space unmarks one"
+        }
+    }
+
+    /// `c`: the marked sensors (2 to 4) on one chart.
+    private mutating func openCompare() -> [Command] {
+        let ids = marked.filter { id in sensors.contains { $0.id == id } }
+        guard ids.count >= 2 else {
+            errorMessage = "mark 2 to 4 sensors with space, then press c"
+            return []
+        }
+        compare = CompareState(sensorIds: ids)
+        screen = .compare
+        return reloadDetail()
     }
 
     /// `/`: the list filters as the text is typed; Enter keeps it, Esc clears it.
@@ -95,6 +148,8 @@ extension AppModel {
         case .escape where !filter.isEmpty:
             filter = SensorFilter()
         case .character("g"): cycleGrouping()
+        case .character(" "): toggleMark()
+        case .character("c"): return openCompare()
         case .character("a"):
             screen = .alerts
             clampAlerts()

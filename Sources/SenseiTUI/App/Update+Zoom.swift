@@ -1,6 +1,6 @@
 import SenseiModels
 
-/// Zoom and pan in the detail chart: `+` halves the window, `-` doubles it
+/// Zoom and pan in the detail and compare charts: `+` halves the window, `-` doubles it
 /// (around the cursor's time when the cursor shows, else the middle), `<`
 /// and `>` move it by half its width, `0` goes back to the range's own. The
 /// end never passes now; a zoomed window is read from the cache like a range.
@@ -18,6 +18,26 @@ extension AppModel {
         return data.start.milliseconds...data.end.milliseconds
     }
 
+    /// The window of the chart on screen (compare or detail).
+    var chartWindow: ClosedRange<Int64>? {
+        guard screen == .compare else { return detailWindow }
+        guard let state = compare else { return nil }
+        return state.zoom ?? state.data?.first.map { $0.start.milliseconds...$0.end.milliseconds }
+    }
+
+    /// The zoom of the chart on screen.
+    private var chartZoom: ClosedRange<Int64>? {
+        get { screen == .compare ? compare?.zoom : detail?.zoom }
+        set {
+            if screen == .compare {
+                compare?.zoom = newValue
+            } else {
+                detail?.zoom = newValue
+                detail?.tableOffset = 0
+            }
+        }
+    }
+
     mutating func handleZoom(_ key: Key) -> [Command]? {
         switch key {
         case .character("+"), .character("="): return zoom(by: 0.5)
@@ -30,13 +50,13 @@ extension AppModel {
     }
 
     private mutating func zoom(by factor: Double) -> [Command] {
-        guard let window = detailWindow else { return [] }
+        guard let window = chartWindow else { return [] }
         let span = window.upperBound - window.lowerBound
         let newSpan = min(Self.maximumZoomSpan, max(Self.minimumZoomSpan, Int64(Double(span) * factor)))
         guard newSpan != span else { return [] }
         // The time under the cursor stays under it; without a cursor, the middle stays the middle.
         let anchorShare: Double
-        if let cursor = detail?.cursor {
+        if screen == .detail, let cursor = detail?.cursor {
             anchorShare = (Double(cursor) + 0.5) / Double(max(1, detailPlotWidth()))
         } else {
             anchorShare = 0.5
@@ -47,28 +67,23 @@ extension AppModel {
     }
 
     private mutating func pan(byHalves halves: Int) -> [Command] {
-        guard let window = detailWindow else { return [] }
+        guard let window = chartWindow else { return [] }
         let shift = (window.upperBound - window.lowerBound) / 2 * Int64(halves)
         return show((window.lowerBound + shift)...(window.upperBound + shift))
     }
 
     private mutating func resetZoom() -> [Command] {
-        guard var state = detail, state.zoom != nil else { return [] }
-        state.zoom = nil
-        state.tableOffset = 0
-        detail = state
+        guard chartZoom != nil else { return [] }
+        chartZoom = nil
         return reloadDetail()
     }
 
     /// Zooms to `window`, moved back so that it ends by now.
     private mutating func show(_ window: ClosedRange<Int64>) -> [Command] {
-        guard var state = detail else { return [] }
         let late = max(0, window.upperBound - now.milliseconds)
         let moved = (window.lowerBound - late)...(window.upperBound - late)
-        guard moved != detailWindow else { return [] }
-        state.zoom = moved
-        state.tableOffset = 0
-        detail = state
+        guard moved != chartWindow else { return [] }
+        chartZoom = moved
         return reloadDetail()
     }
 }

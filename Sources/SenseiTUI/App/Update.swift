@@ -40,6 +40,21 @@ extension AppModel {
             detail = state
             clampDetail()
             return []
+        case .compareLoaded(let details):
+            guard var state = compare, details.map(\.sensor.id) == state.sensorIds,
+                  details.allSatisfy({ $0.range == range }),
+                  details.allSatisfy({ data in state.zoom.map { data.zoomed && data.start.milliseconds == $0.lowerBound
+                                        && data.end.milliseconds == $0.upperBound } ?? !data.zoomed })
+            else {
+                // A sensor gone from the cache: compare what is left, or go back.
+                if let state = compare, details.count < state.sensorIds.count, screen == .compare {
+                    return closeCompare()
+                }
+                return []
+            }
+            state.data = details
+            compare = state
+            return []
         case .readingsLoaded(let sensorId, let range, let readings):
             guard var state = detail, state.sensorId == sensorId, range == self.range,
                   var data = state.data else { return [] }
@@ -106,9 +121,16 @@ extension AppModel {
         return [.loadSensors] + reloadDetail()
     }
 
-    /// The detail on screen read again: its range, or its zoomed window.
+    /// The detail on screen read again: its range, or its zoomed window; and
+    /// the compare chart, when open.
     func reloadDetail() -> [Command] {
-        guard let detail else { return [] }
+        var commands: [Command] = []
+        if let compare { commands.append(.loadCompare(sensorIds: compare.sensorIds, range: range, window: compare.zoom)) }
+        guard let detail else { return commands }
+        return commands + reloadOwnDetail(detail)
+    }
+
+    private func reloadOwnDetail(_ detail: DetailState) -> [Command] {
         guard let window = detail.zoom else { return [.loadDetail(sensorId: detail.sensorId, range: range)] }
         return [.loadZoomedDetail(sensorId: detail.sensorId, range: range, window: window)]
     }

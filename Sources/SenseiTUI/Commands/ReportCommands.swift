@@ -35,19 +35,21 @@ struct ListCommand: AsyncParsableCommand {
     }
 }
 
-/// `sensei show CODE --range day`: statistics and a chart as text (or JSON).
+/// `sensei show CODE --range day`: statistics and a chart as text (or JSON);
+/// `sensei show A B [C D]`: up to four sensors on one chart, with a legend.
 struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Print one sensor's statistics and chart for a range.")
+        commandName: "show", abstract: "Print a sensor's statistics and chart for a range, or up to four on one chart.")
 
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The sensor's code (or id).") var code: String
+    @Argument(help: "The sensor's code (or id); two to four overlay on one chart.") var codes: [String]
     @Option(help: "The span the chart covers.") var range: TimeRange = .day
     @Option(help: "Chart width in columns.") var width = 80
     @Flag(help: "Print JSON instead of text.") var json = false
 
     func validate() throws {
         guard width >= 20 else { throw ValidationError("--width must be at least 20") }
+        guard (1...4).contains(codes.count) else { throw ValidationError("name one to four sensors") }
     }
 
     func run() async throws {
@@ -55,12 +57,21 @@ struct ShowCommand: AsyncParsableCommand {
         await ReportSupport.syncOrWarn(syncer, cache: cache)
         let context = ReportSupport.context()
         let sensors = try cache.sensorSummaries(now: context.now).map(\.sensor)
-        guard let sensor = sensors.first(where: { $0.code == code || String($0.id) == code }) else {
-            throw ValidationError("no sensor '\(code)' in the cache of this server")
+        let details = try codes.map { code in
+            guard let sensor = sensors.first(where: { $0.code == code || String($0.id) == code }),
+                  let detail = try cache.detail(sensorId: sensor.id, range: range, now: context.now) else {
+                throw ValidationError("no sensor '\(code)' in the cache of this server")
+            }
+            return detail
         }
-        guard let detail = try cache.detail(sensorId: sensor.id, range: range, now: context.now)
-        else { throw ValidationError("no sensor '\(code)' in the cache of this server") }
-        print(json ? TextReport.showJSON(detail) : TextReport.show(detail, context, width: width), terminator: "")
+        let text: String
+        switch (details.count, json) {
+        case (1, false): text = TextReport.show(details[0], context, width: width)
+        case (1, true): text = TextReport.showJSON(details[0])
+        case (_, false): text = TextReport.compare(details, context, width: width)
+        case (_, true): text = "[" + details.map { TextReport.showJSON($0).dropLast() }.joined(separator: ",") + "]\n"
+        }
+        print(text, terminator: "")
     }
 }
 

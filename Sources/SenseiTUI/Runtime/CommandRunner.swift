@@ -68,6 +68,13 @@ public final class CommandRunner: Sendable {
                 }
                 return .detailLoaded(data)
             }
+        case .loadCompare(let sensorIds, let range, let window):
+            onQueue { [cache, now] in
+                let at = now()
+                return .compareLoaded(try sensorIds.compactMap { id in
+                    try cache.detail(sensorId: id, range: range, now: at, window: window)
+                })
+            }
         case .loadReadings(let sensorId, let range, let before, let limit):
             onQueue { [cache, now] in
                 .readingsLoaded(sensorId: sensorId, range: range,

@@ -20,6 +20,8 @@ public enum AppView {
             HelpView.render(model, into: &grid, area: content)
         case .alerts:
             AlertsView.render(model, into: &grid, area: content)
+        case .compare:
+            CompareView.render(model, into: &grid, area: content)
         case .detail where model.detail != nil:
             DetailView.render(model, into: &grid, area: content)
         case .list, .detail:

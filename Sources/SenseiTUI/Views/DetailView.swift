@@ -112,7 +112,7 @@ public enum DetailView {
             x = grid.write(label, x: x, y: area.y, style: style, clip: area)
         }
         // Zoomed: the window shown, and how to get back.
-        if let zoom = model.detail?.zoom {
+        if let zoom = model.screen == .compare ? model.compare?.zoom : model.detail?.zoom {
             let span = Format.duration(milliseconds: zoom.upperBound - zoom.lowerBound)
             let notes = ["  zoom \(span) (0 resets)", "  zoom \(span)"]
             if let note = notes.first(where: { x + $0.count <= area.right }) {

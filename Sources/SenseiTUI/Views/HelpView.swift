@@ -13,6 +13,7 @@ public enum HelpView {
                 ("/", "filter; Enter keeps, Esc clears"),
                 ("g", "group by a label, next, none"),
                 ("a", "alert rules (! = firing)"),
+                ("space  c", "mark 2-4 sensors, compare them"),
             ]),
             ("Sensor detail", [
                 ("1-6  h/d/w/m/y/a", "hour, day, week, month, year, all"),

@@ -95,7 +95,11 @@ public enum ListView {
             let stale = summary.isStale(now: model.now)
             let selected = index == selectedIndex
             grid.set(selected ? glyphs.selection : " ", x: rect.x, y: rect.y, style: CellStyle(bold: true))
-            if firing.contains(summary.sensor.code) {
+            if let mark = model.marked.firstIndex(of: summary.id) {
+                // Its line's number on the compare chart, in its colour.
+                grid.set(Character(String(mark + 1)), x: rect.x + 1, y: rect.y,
+                         style: CellStyle(bold: true, role: ChartLine.styles[mark].role))
+            } else if firing.contains(summary.sensor.code) {
                 grid.set("!", x: rect.x + 1, y: rect.y, style: CellStyle(bold: true, role: .error))
             } else if stale && columns.stale == 0 {
                 grid.set("!", x: rect.x + 1, y: rect.y, style: CellStyle(bold: true, role: .stale))

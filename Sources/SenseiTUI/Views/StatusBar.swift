@@ -97,7 +97,8 @@ public enum StatusBar {
         let g = model.charset.glyphs
         switch model.screen {
         case .list where !model.sensors.isEmpty:
-            return ["\(g.enter) open  / filter  g group  a alerts  K/J reorder  r refresh  ? help  q quit",
+            return ["\(g.enter) open  / filter  g group  a alerts  space mark  c compare  ? help  q quit",
+                    "\(g.enter) open  / filter  g group  a alerts  K/J reorder  r refresh  ? help  q quit",
                     "\(g.enter) open  / filter  g group  a alerts  ? help  q quit",
                     "\(g.enter) open  / filter  ? help  q quit", "? help  q quit"]
         case .detail:
@@ -107,6 +108,9 @@ public enum StatusBar {
                     "Esc back  ? help  q quit", "? help  q quit"]
         case .help:
             return ["Esc back  q quit"]
+        case .compare:
+            return ["1-6 range  +/- zoom  </> pan  0 reset  Esc back  ? help  q quit",
+                    "1-6 range  +/- zoom  Esc back  q quit", "Esc back  q quit"]
         case .alerts:
             return ["\(g.arrowUp)\(g.arrowDown) scroll  Esc back  r refresh  q quit", "Esc back  q quit"]
         case .list:
