@@ -38,7 +38,8 @@ import Testing
                 try server.post("porch", readings)
                 try server.post("garage", series(count: 10, every: 60_000, last: now - minute))
                 let cache = try scratch.openCache()
-                let syncer = Syncer(client: server.client(), cache: cache)
+                // Readings kept raw for the whole month: the audit of readings is what is tested here.
+                let syncer = Syncer(client: server.client(), cache: cache, rawDays: 40)
                 let first = try await syncer.sync(now: clock())
                 #expect(first.readingsFetched == readings.count + 10)
                 #expect(first.sensorsAudited == 0)  // fetched whole: nothing to compare
@@ -84,8 +85,10 @@ import Testing
 
                 let later = try await syncer.sync(now: clock(15 * minute))
                 #expect(later.sensorsAudited == 1)
-                // The list, one bucket request, and the differing span's readings in one page.
-                #expect(later.requests == 3)
+                // The list, one bucket request, the server's hours and minutes before the
+                // raw window where the differing span reaches back (none here), and the
+                // span's readings in one page.
+                #expect(later.requests == 5)
                 #expect(later.readingsRefetched >= 1 && later.readingsRefetched <= readings.count)
                 #expect(try cached(cache, "porch")[250].value == 1_000)
                 #expect(try cached(cache, "porch") == stored(server, "porch"))
@@ -161,7 +164,7 @@ import Testing
                 let everyOther = all.enumerated().filter { $0.offset % 2 == 0 || $0.offset == all.count - 1 }.map(\.element)
                 try server.post("porch", everyOther)
                 let cache = try scratch.openCache()
-                let syncer = Syncer(client: server.client(), cache: cache, pageSize: 1_000, auditBudget: 4)
+                let syncer = Syncer(client: server.client(), cache: cache, pageSize: 1_000, auditBudget: 4, rawDays: 10)
                 _ = try await syncer.sync(now: clock())
                 try server.post("porch", all)
 

@@ -75,6 +75,8 @@ public struct AppModel: Hashable, Sendable {
     /// from here, so a slow sync is not followed at once by the next.
     public var lastSyncAttempt: Timestamp?
     public var isSyncing = false
+    /// Sensors brought up to date by the sync under way, and of how many.
+    public var syncProgress: SyncProgress?
     /// The latest failure a person must act on (a rejected token, say).
     public var errorMessage: String?
     /// Auto-refresh period in ms (`--refresh`).
@@ -123,6 +125,17 @@ public struct AppModel: Hashable, Sendable {
         isSyncing = true
         lastSyncAttempt = now
         return [.sync]
+    }
+}
+
+/// How far a sync has come: sensors up to date, of how many.
+public struct SyncProgress: Hashable, Sendable {
+    public var done: Int
+    public var total: Int
+
+    public init(done: Int, total: Int) {
+        self.done = done
+        self.total = total
     }
 }
 

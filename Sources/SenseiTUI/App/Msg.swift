@@ -16,6 +16,9 @@ public enum Msg: Hashable, Sendable {
     case compareLoaded([DetailData])
     /// An older page of the readings table, newest first, answering `.loadReadings`.
     case readingsLoaded(sensorId: Int64, range: TimeRange, readings: [Reading])
+    /// A sync is under way: `done` of `total` sensors brought up to date (0
+    /// of n once the sensor list is in the cache: the list can show).
+    case syncProgress(done: Int, total: Int)
     /// A sync with the server completed; the cache holds `newReadings` more.
     case syncFinished(at: Timestamp, newReadings: Int)
     case syncFailed(SyncFailure, at: Timestamp)

@@ -67,9 +67,15 @@ extension AppModel {
             detail = state
             clampDetail()
             return []
+        case .syncProgress(let done, let total):
+            syncProgress = SyncProgress(done: done, total: total)
+            // The list shows as soon as the sensors are in, before any history;
+            // then every few sensors as their readings arrive.
+            return done == 0 || done == total || done % 5 == 0 ? [.loadSensors] : []
         case .syncFinished(let time, _):
             now = max(now, time)
             isSyncing = false
+            syncProgress = nil
             lastSyncAttempt = time
             lastSync = time
             connection = .online
@@ -78,6 +84,7 @@ extension AppModel {
         case .syncFailed(let failure, let time):
             now = max(now, time)
             isSyncing = false
+            syncProgress = nil
             lastSyncAttempt = time
             if failure.isOffline {
                 if case .offline = connection {} else { connection = .offline(since: time) }

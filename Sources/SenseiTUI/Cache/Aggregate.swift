@@ -44,15 +44,20 @@ struct Aggregate: Equatable {
     }
 }
 
-/// Rollup granularities: level k spans `base × 4^k` ms, aligned on multiples
-/// of that from the epoch, so each granule is exactly four of the level below.
-/// Five minutes up to about 3.5 days: a year of any device is a few thousand
-/// rows at some level, and the finest level is a tenth of 30-second readings.
+/// Rollup granularities: level 0 a minute, level 1 an hour, aligned on the
+/// epoch: the server's aggregates (`GET /sensors/<id>/aggregates`), so that
+/// history beyond the raw window is kept as the server sends it. Inside the
+/// raw window the cache computes the same rows from its readings.
 enum RollupLevel {
-    static let base: Int64 = 5 * 60_000
-    static let count = 6
+    static let minute = 0
+    static let hour = 1
+    static let base: Int64 = 60_000
+    static let count = 2
 
-    static func granule(_ level: Int) -> Int64 { base << (2 * Int64(level)) }
+    static func granule(_ level: Int) -> Int64 { level == 0 ? 60_000 : 3_600_000 }
+
+    /// The level's name in the server's API.
+    static func name(_ level: Int) -> String { level == 0 ? "minute" : "hour" }
 
     /// The coarsest level whose granule is at most `span`; nil when even the
     /// finest is coarser (short windows read raw readings).

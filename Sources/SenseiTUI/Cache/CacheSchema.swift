@@ -6,7 +6,7 @@ import GRDB
 /// rollups are clustered (`WITHOUT ROWID`) on (sensor, time): a window of one
 /// sensor is one contiguous read.
 enum CacheSchema {
-    static let version = 3
+    static let version = 4
 
     static let sql = """
         CREATE TABLE sensors (
@@ -24,7 +24,13 @@ enum CacheSchema {
             -- when the readings were last compared with the server's (Syncer)
             audited_at INTEGER,
             -- the server's labels as a JSON object (keys in byte order)
-            labels TEXT NOT NULL DEFAULT '{}'
+            labels TEXT NOT NULL DEFAULT '{}',
+            -- where readings and minute rollups are complete (Coverage);
+            -- NULL: from the first reading
+            raw_from INTEGER,
+            minute_from INTEGER,
+            -- 0 while the history beyond the raw window is still being fetched
+            backfilled INTEGER NOT NULL DEFAULT 1
         );
         CREATE INDEX sensors_code ON sensors(code);
         CREATE TABLE readings (
@@ -33,8 +39,9 @@ enum CacheSchema {
             value REAL NOT NULL,
             PRIMARY KEY (sensor_id, ts)
         ) WITHOUT ROWID;
-        -- Per sensor, level and granule (see RollupLevel): what a long chart reads
-        -- instead of a million readings.
+        -- Per sensor, level (0 minute, 1 hour: see RollupLevel) and granule: what a
+        -- long chart reads instead of a million readings, and all that is kept of
+        -- history beyond the raw window.
         CREATE TABLE rollups (
             sensor_id INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
             level INTEGER NOT NULL,
@@ -58,30 +65,45 @@ enum CacheSchema {
     static let upgrades: [Int: String] = [
         1: "ALTER TABLE sensors ADD COLUMN audited_at INTEGER",
         2: "ALTER TABLE sensors ADD COLUMN labels TEXT NOT NULL DEFAULT '{}'",
+        // Rollups were 5-minute granules and multiples of four; now minutes
+        // and hours, as the server sends them. Refilled from the readings
+        // (every reading was kept until then) by `rebuildAllRollups`.
+        3: """
+            ALTER TABLE sensors ADD COLUMN raw_from INTEGER;
+            ALTER TABLE sensors ADD COLUMN minute_from INTEGER;
+            ALTER TABLE sensors ADD COLUMN backfilled INTEGER NOT NULL DEFAULT 1;
+            DELETE FROM rollups;
+            """,
     ]
 
     /// Creates the tables in a new file and upgrades an older one. A file from
     /// a newer sensei is rebuilt: it is only a cache, and the next sync fills
-    /// it again.
-    static func apply(to pool: DatabasePool) throws {
+    /// it again. Returns the one line to tell the user when the file changed
+    /// version, nil otherwise.
+    static func apply(to pool: DatabasePool) throws -> String? {
         try pool.barrierWriteWithoutTransaction { db in
             let found = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-            guard found != version else { return }
+            guard found != version else { return nil }
+            var note: String?
             try db.inTransaction(.exclusive) {
                 if found > 0 && found < version {
                     for step in found..<version {
                         guard let upgrade = upgrades[step] else { throw CacheSchemaError.noUpgrade(from: step) }
                         try db.execute(sql: upgrade)
                     }
+                    if found <= 3 { try SensorCache.rebuildAllRollups(in: db) }
+                    note = "cache upgraded from version \(found) to \(version) in place; nothing cached was lost"
                 } else {
                     for table in ["rollups", "readings", "metadata", "sensors"] {
                         try db.execute(sql: "DROP TABLE IF EXISTS \(table)")
                     }
                     try db.execute(sql: sql)
+                    if found > version { note = "cache from a newer sensei (version \(found)) rebuilt" }
                 }
                 try db.execute(sql: "PRAGMA user_version = \(version)")
                 return .commit
             }
+            return note
         }
     }
 }

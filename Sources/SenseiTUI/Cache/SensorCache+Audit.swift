@@ -26,25 +26,34 @@ extension SensorCache {
         try pool.write { db in try Self.replace(sensorId: sensorId, from: start, through: end, with: readings, in: db) }
     }
 
-    /// Forgets the readings older than `cutoff`, as the server does past a
-    /// sensor's retention. Returns how many there were.
+    /// Forgets what is older than `cutoff` at every level, as the server does
+    /// past a sensor's retention: readings, and minute and hour rows wholly
+    /// before it (one across it stays until an audit refetches it). Returns
+    /// how many readings there were.
     @discardableResult
     public func trimReadings(sensorId: Int64, before cutoff: Timestamp) throws -> Int {
         try pool.write { db in
-            guard let oldest = try Self.oldest(sensorId: sensorId, in: db),
-                  oldest < cutoff else { return 0 }
-            return try Self.replace(sensorId: sensorId, from: oldest.milliseconds,
-                                    through: cutoff.milliseconds - 1, with: [], in: db)
+            var dropped = 0
+            if let oldest = try Self.oldest(sensorId: sensorId, in: db), oldest < cutoff {
+                dropped = try Self.replace(sensorId: sensorId, from: oldest.milliseconds,
+                                           through: cutoff.milliseconds - 1, with: [], in: db)
+            }
+            for level in 0..<RollupLevel.count {
+                try db.execute(sql: "DELETE FROM rollups WHERE sensor_id = ? AND level = ? AND start <= ?",
+                               arguments: [sensorId, level, cutoff.milliseconds - RollupLevel.granule(level)])
+            }
+            return dropped
         }
     }
 
     /// Cached readings at or before `end`, counted from the rollups.
     public func readingCount(sensorId: Int64, through end: Timestamp) throws -> Int {
         try pool.read { db in
-            guard let oldest = try Self.oldest(sensorId: sensorId, in: db),
+            guard let oldest = try Self.oldestKept(sensorId: sensorId, in: db),
                   oldest <= end else { return 0 }
-            return try Self.total(sensorId: sensorId, from: oldest.milliseconds, through: end.milliseconds,
-                                  in: db)?.count ?? 0
+            let coverage = try Coverage.read(sensorId: sensorId, in: db)
+            let (from, through) = coverage.snap(oldest.milliseconds, end.milliseconds)
+            return try Self.total(sensorId: sensorId, from: from, through: through, in: db)?.count ?? 0
         }
     }
 

@@ -15,19 +15,27 @@ extension SensorCache {
     /// Statistics and long charts come from the rollups (a year of 30-second
     /// readings is a few thousand rows, not a million), exact at the edges.
     /// `window` (inclusive ms), when given, replaces the range's own (a zoom).
-    public func detail(sensorId: Int64, range: TimeRange, now: Timestamp, window: ClosedRange<Int64>? = nil,
+    public func detail(sensorId: Int64, range: TimeRange, now: Timestamp, window zoom: ClosedRange<Int64>? = nil,
                        maxBuckets: Int = chartBuckets, rawLimit: Int = rawChartLimit,
                        tablePage: Int = firstTablePage) throws -> DetailData? {
         try pool.read { db in
             guard let sensor = try Self.fetchSensor(id: sensorId, in: db) else { return nil }
-            let oldest = range == .all && window == nil ? try Self.oldest(sensorId: sensorId, in: db) : nil
-            let (start, end) = window.map { (Timestamp(milliseconds: $0.lowerBound), Timestamp(milliseconds: $0.upperBound)) }
+            let oldest = range == .all && zoom == nil ? try Self.oldestKept(sensorId: sensorId, in: db) : nil
+            let window = zoom.map { (start: Timestamp(milliseconds: $0.lowerBound), end: Timestamp(milliseconds: $0.upperBound)) }
                 ?? DetailData.window(for: range, now: now, oldest: oldest)
-            let (from, through) = (start.milliseconds, end.milliseconds)
+            // Beyond the raw window the range starts on a whole minute or hour:
+            // what is kept there adds up exactly, without a hole or a double count.
+            let coverage = try Coverage.read(sensorId: sensorId, in: db)
+            let (from, through) = coverage.snap(window.start.milliseconds, window.end.milliseconds)
+            // A zoom keeps its own bounds (the model matches answers by them).
+            let (start, end) = zoom == nil ? (Timestamp(milliseconds: from), Timestamp(milliseconds: through))
+                : (window.start, window.end)
             let statistics = try Self.statistics(sensorId: sensorId, from: from, through: through, in: db)
             let count = statistics?.count ?? 0
+            let finest = coverage.finestLevel(at: from)
             var series = TimeSeries()
-            if count > rawLimit, let plan = Self.bucketPlan(from: from, through: through, maxBuckets: maxBuckets) {
+            if count > rawLimit || finest != nil,
+               let plan = Self.bucketPlan(from: from, through: through, maxBuckets: maxBuckets, finest: finest) {
                 let buckets = try Self.buckets(sensorId: sensorId, from: from, through: through,
                                                span: plan.span, level: plan.level, in: db)
                 series = TimeSeries(buckets: buckets.map(\.bucket))
@@ -39,7 +47,7 @@ extension SensorCache {
             var data = DetailData(sensor: sensor, range: range, start: start, end: end, series: series,
                                   statistics: statistics, readings: readings, totalReadings: count,
                                   usualInterval: try Self.usualInterval(sensorId: sensorId, in: db))
-            data.zoomed = window != nil
+            data.zoomed = zoom != nil
             return data
         }
     }
@@ -52,9 +60,11 @@ extension SensorCache {
         }
     }
 
+    /// Beyond the raw window the times of min and max are those the server
+    /// gives, to the minute, and oldest and newest the starts of kept rows.
     static func statistics(sensorId: Int64, from start: Int64, through end: Int64, in db: Database) throws -> Statistics? {
         guard let total = try total(sensorId: sensorId, from: start, through: end, in: db), total.count > 0,
-              let bounds = try bounds(sensorId: sensorId, from: start, through: end, in: db) else { return nil }
+              let bounds = try keptBounds(sensorId: sensorId, from: start, through: end, in: db) else { return nil }
         return Statistics(count: total.count,
                           min: Reading(timestamp: Timestamp(milliseconds: total.minTime), value: total.min),
                           max: Reading(timestamp: Timestamp(milliseconds: total.maxTime), value: total.max),

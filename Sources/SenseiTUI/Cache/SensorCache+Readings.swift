@@ -91,6 +91,33 @@ extension SensorCache {
             """), arguments: [sensorId]).map(Timestamp.init(milliseconds:))
     }
 
+    /// The oldest thing kept of the sensor: a reading, or a minute or hour row.
+    static func oldestKept(sensorId: Int64, in db: Database) throws -> Timestamp? {
+        // Rollups count only before the raw window: inside it they start on
+        // the minute before their first reading.
+        let rawFrom = try Coverage.read(sensorId: sensorId, in: db).rawFrom ?? .min
+        let row = try Int64.fetchOne(db.cachedStatement(sql: """
+            SELECT min(start) FROM rollups WHERE sensor_id = ? AND start < ?
+            """), arguments: [sensorId, rawFrom])
+        return [try oldest(sensorId: sensorId, in: db)?.milliseconds, row].compactMap { $0 }.min()
+            .map(Timestamp.init(milliseconds:))
+    }
+
+    /// The first and last times in [start, end] of readings, or where there
+    /// are none (beyond the raw window) of kept rows' starts.
+    static func keptBounds(sensorId: Int64, from start: Int64, through end: Int64,
+                           in db: Database) throws -> (oldest: Int64, newest: Int64)? {
+        let raw = try bounds(sensorId: sensorId, from: start, through: end, in: db)
+        let rawFrom = try Coverage.read(sensorId: sensorId, in: db).rawFrom ?? .min
+        let rows = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT min(start), max(start) FROM rollups WHERE sensor_id = ? AND start >= ? AND start <= ? AND start < ?
+            """), arguments: [sensorId, start, end, rawFrom])
+        let oldest = [raw?.oldest, rows?[0] as Int64?].compactMap { $0 }.min()
+        let newest = raw?.newest ?? rows?[1] as Int64?
+        guard let oldest, let newest else { return nil }
+        return (oldest, newest)
+    }
+
     /// The first and last reading times in [start, end]: two seeks on the key
     /// (one `min(ts), max(ts)` query would scan the range).
     static func bounds(sensorId: Int64, from start: Int64, through end: Int64,

@@ -2,11 +2,15 @@ import GRDB
 import SenseiModels
 
 extension SensorCache {
-    /// Recomputes, level by level, the rollup granules that readings in
-    /// [low, high] fall in: level 0 from the readings, each level above from
-    /// the one below (granules nest), so a page of 10 000 readings rewrites a
-    /// few thousand small rows and never rescans older data.
-    static func rebuildRollups(sensorId: Int64, from low: Int64, through high: Int64, in db: Database) throws {
+    /// Recomputes, level by level from `first`, the rollup granules that
+    /// readings in [low, high] fall in: minutes from the readings, hours from
+    /// the minutes, so a page of 10 000 readings rewrites a few hundred small
+    /// rows and never rescans older data. A level is computed only where the
+    /// level below is complete (`Coverage`): beyond the raw window the
+    /// minutes, and beyond the minute window the hours, are the server's.
+    static func rebuildRollups(sensorId: Int64, from low: Int64, through high: Int64, startingAt first: Int = 0,
+                               in db: Database) throws {
+        let coverage = try Coverage.read(sensorId: sensorId, in: db)
         var low = low, high = high
         let delete = try db.cachedStatement(sql: """
             DELETE FROM rollups WHERE sensor_id = ? AND level = ? AND start >= ? AND start < ?
@@ -15,10 +19,13 @@ extension SensorCache {
             INSERT INTO rollups (sensor_id, level, start, count, sum, min, min_ts, max, max_ts)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        for level in 0..<RollupLevel.count {
+        for level in first..<RollupLevel.count {
             let granule = RollupLevel.granule(level)
-            let from = SpanFolder.alignDown(low, to: granule)
+            let complete = (level == RollupLevel.minute ? coverage.rawFrom : coverage.minuteFrom) ?? .min
+            let from = max(SpanFolder.alignDown(low, to: granule), complete)
             let upTo = SpanFolder.alignDown(high, to: granule) + granule
+            (low, high) = (SpanFolder.alignDown(low, to: granule), upTo - 1)
+            guard from < upTo else { continue }
             var folder = SpanFolder(span: granule, floor: .min)
             try forEach(level: level == 0 ? nil : level - 1, sensorId: sensorId, from: from, upTo: upTo, in: db) {
                 folder.add($0)
@@ -28,7 +35,21 @@ extension SensorCache {
                 try insert.execute(arguments: [sensorId, level, item.start, item.count, item.sum,
                                                item.min, item.minTime, item.max, item.maxTime])
             }
-            (low, high) = (from, upTo - 1)
+        }
+    }
+
+    /// Rebuilds a whole cache's minutes and hours from its readings, a week
+    /// at a time (bounded memory): the upgrade from rollups of another shape.
+    static func rebuildAllRollups(in db: Database) throws {
+        let week: Int64 = 7 * 86_400_000
+        for sensorId in try Int64.fetchAll(db, sql: "SELECT id FROM sensors") {
+            guard let oldest = try oldest(sensorId: sensorId, in: db)?.milliseconds,
+                  let newest = try newest(sensorId: sensorId, in: db)?.milliseconds else { continue }
+            var from = SpanFolder.alignDown(oldest, to: week)
+            while from <= newest {
+                try rebuildRollups(sensorId: sensorId, from: from, through: from + week - 1, in: db)
+                from += week
+            }
         }
     }
 
@@ -90,12 +111,15 @@ extension SensorCache {
     }
 
     /// How to cut [start, end] into at most about `maxBuckets` spans that are
-    /// whole granules of some rollup level: nil when the window is so short
-    /// that raw readings are the chart.
-    static func bucketPlan(from start: Int64, through end: Int64, maxBuckets: Int) -> (span: Int64, level: Int)? {
+    /// whole granules of some rollup level, at least `finest` (what is kept
+    /// at `start`): nil when the window is so short, and raw readings cover
+    /// it, that they are the chart.
+    static func bucketPlan(from start: Int64, through end: Int64, maxBuckets: Int,
+                           finest: Int? = nil) -> (span: Int64, level: Int)? {
         let target = (end - start + 1) / Int64(max(1, maxBuckets))
-        guard let level = RollupLevel.coarsest(atMost: target) else { return nil }
-        return (SpanFolder.alignUp(target, to: RollupLevel.granule(level)), level)
+        let fitting = RollupLevel.coarsest(atMost: target)
+        guard let level = [fitting, finest].compactMap({ $0 }).max() else { return nil }
+        return (SpanFolder.alignUp(max(1, target), to: RollupLevel.granule(level)), level)
     }
 
     /// [start, end] as buckets of equal, epoch-aligned spans (the first one

@@ -8,6 +8,10 @@ extension SensorCache {
     /// (288 of them: finer than any row of cells) instead of raw readings.
     public static let sparklineRawLimit = 1_000
 
+    /// A busy sensor's sparkline: 5-minute buckets, 288 a day (more than the
+    /// widest sparkline has dot columns).
+    static let sparklineBucket: Int64 = 5 * 60_000
+
     /// The list screen: every cached sensor in the user's order, each with its
     /// last 24 hours up to `now` and usual interval. One read transaction.
     public func sensorSummaries(now: Timestamp) throws -> [SensorSummary] {
@@ -16,7 +20,7 @@ extension SensorCache {
             let end = now.milliseconds, start = end - Self.sparklineSpan
             return try sensors.map { sensor in
                 let buckets = try Self.buckets(sensorId: sensor.id, from: start, through: end,
-                                               span: RollupLevel.granule(0), level: 0, in: db)
+                                               span: Self.sparklineBucket, level: RollupLevel.minute, in: db)
                 let count = buckets.reduce(0) { $0 + $1.count }
                 var recent = TimeSeries()
                 if count > Self.sparklineRawLimit {

@@ -11,6 +11,9 @@ import SenseiModels
 public final class SensorCache: Sendable {
     public let path: String
     let pool: DatabasePool
+    /// One line for the user when opening changed the file's version (an
+    /// upgrade in place, or a rebuild); nil otherwise.
+    public let upgradeNote: String?
 
     /// Opens (creating if needed) the cache file at `path`; its directory must exist.
     public init(path: String) throws {
@@ -21,7 +24,7 @@ public final class SensorCache: Sendable {
         configuration.busyMode = .timeout(5)
         configuration.label = "sensei-cache"
         pool = try DatabasePool(path: path, configuration: configuration)
-        try CacheSchema.apply(to: pool)
+        upgradeNote = try CacheSchema.apply(to: pool)
     }
 
     /// Opens the cache of the server at `serverURL` in the user's cache

@@ -21,6 +21,11 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Bearer token with read scope (or SENSEI_TOKEN). Prefer the config file: flags show in ps.")
     var token: String?
 
+    @Option(name: .customLong("raw-days"), help: ArgumentHelp(
+        "Days of raw readings the cache keeps (older history as minute and hour aggregates; default 3, or raw_days in the config file).",
+        valueName: "N"))
+    var rawDays: Int?
+
     /// The configuration; asks on a terminal when nothing is configured.
     func resolve() throws -> DashboardConfig {
         let environment = ProcessInfo.processInfo.environment
@@ -34,11 +39,17 @@ struct ConnectionOptions: ParsableArguments {
         throw ValidationError(ConfigError.notConfigured(configPath: path).description)
     }
 
-    /// The cache of the configured server and a syncer for it.
+    /// The cache of the configured server and a syncer for it. A cache
+    /// upgraded or rebuilt on opening says so, in one line on stderr.
     func open() throws -> (DashboardConfig, SensorCache, Syncer) {
         let config = try resolve()
         guard let url = URL(string: config.url) else { throw ValidationError(ConfigError.invalidURL(config.url).description) }
         let cache = try SensorCache(serverURL: url)
-        return (config, cache, Syncer(client: APIClient(baseURL: url, token: config.token), cache: cache))
+        if let note = cache.upgradeNote { FileHandle.standardError.write(Data("sensei: \(note)\n".utf8)) }
+        let rawDays = try self.rawDays ?? DashboardConfig.rawDays(configPath: DashboardConfig.defaultPath(
+            environment: ProcessInfo.processInfo.environment)) ?? Syncer.defaultRawDays
+        guard rawDays >= 1 else { throw ValidationError("--raw-days must be at least 1") }
+        return (config, cache, Syncer(client: APIClient(baseURL: url, token: config.token), cache: cache,
+                                      rawDays: rawDays, minuteDays: max(Syncer.defaultMinuteDays, rawDays + 5)))
     }
 }

@@ -55,6 +55,14 @@ public struct DashboardConfig: Equatable, Sendable {
         return values
     }
 
+    /// `raw_days = N` in the config file: days of raw readings the cache
+    /// keeps; nil when the file or the key is absent.
+    public static func rawDays(configPath: String) throws -> Int? {
+        guard let text = try readFile(configPath)["raw_days"] else { return nil }
+        guard let days = Int(text), days >= 1 else { throw ConfigError.invalidRawDays(text) }
+        return days
+    }
+
     /// Writes the config file readable by its owner only (it holds the token).
     public func write(to path: String) throws {
         let directory = (path as NSString).deletingLastPathComponent
@@ -78,12 +86,14 @@ public struct DashboardConfig: Equatable, Sendable {
 
 public enum ConfigError: Error, Equatable, CustomStringConvertible {
     case invalidURL(String)
+    case invalidRawDays(String)
     case cannotWrite(String)
     case notConfigured(configPath: String)
 
     public var description: String {
         switch self {
         case .invalidURL(let url): "'\(url)' is not an http:// or https:// server URL"
+        case .invalidRawDays(let text): "raw_days in the config file must be a whole number of days, at least 1, not '\(text)'"
         case .cannotWrite(let path): "cannot write \(path)"
         case .notConfigured(let path):
             "no server configured: pass --url and --token, set SENSEI_URL and SENSEI_TOKEN, or write \(path) (run sensei in a terminal to be asked)"

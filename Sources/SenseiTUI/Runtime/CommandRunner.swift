@@ -39,7 +39,9 @@ public final class CommandRunner: Sendable {
             let now = now, deliver = deliver
             Task.detached {
                 do throws(SyncError) {
-                    let summary = try await syncer.sync(now: now)
+                    let summary = try await syncer.sync(now: now) { done, total in
+                        deliver(.syncProgress(done: done, total: total))
+                    }
                     // The rules beside the readings: the list marks firing ones.
                     deliver(.alertsLoaded(await syncer.syncAlerts().alerts))
                     deliver(.syncFinished(at: summary.finishedAt, newReadings: summary.readingsFetched))

@@ -2,10 +2,11 @@
 /// buckets and the cache's rollups cut the window in the same places.
 ///
 /// The server cuts [after, before] into N spans starting at
-/// `after + ⌈i × length / N⌉`; with `length = N × span` that is exactly
-/// `start + i × span`. Spans from a rollup granule up are whole granules
-/// (granules nest by fours and are aligned on the epoch), so the cache adds
-/// up a span from its rollups instead of its readings.
+/// `after + ⌈i × length / N⌉` with `length = before − after`; asked for
+/// [start, start + N × span − 1] that is exactly `start + i × span`, and a
+/// span ends where the next begins. Spans from a minute up are whole
+/// minutes, and from an hour up whole hours (both aligned on the epoch), so
+/// the cache adds up a span from its rollups instead of its readings.
 struct AuditGrid: Equatable {
     /// The most spans one bucket request may ask for.
     static let maximumSpans = 2_000
@@ -16,10 +17,10 @@ struct AuditGrid: Equatable {
     let span: Int64
     let count: Int
 
-    /// The grid of the fewest spans, at most `maximumSpans`, that covers
-    /// [from, through] (`from <= through`).
-    init(from: Int64, through: Int64) {
-        var span = Self.tile(max(1, (through - from) / Int64(Self.maximumSpans) + 1))
+    /// The grid of the fewest spans, at most `maximumSpans` and each at least
+    /// `minimumSpan`, that covers [from, through] (`from <= through`).
+    init(from: Int64, through: Int64, minimumSpan: Int64 = 1) {
+        var span = Self.tile(max(minimumSpan, (through - from) / Int64(Self.maximumSpans) + 1))
         while true {
             let start = SpanFolder.alignDown(from, to: span)
             let count = (through - start) / span + 1
@@ -44,12 +45,11 @@ struct AuditGrid: Equatable {
     func last(ofSpan index: Int) -> Int64 { first(ofSpan: index) + span - 1 }
     func index(of time: Int64) -> Int { Int((time - start) / span) }
 
-    /// `span` rounded up to a whole rollup granule once it reaches the finest.
+    /// `span` rounded up to whole minutes once it passes a minute, and to
+    /// whole hours once it passes an hour.
     private static func tile(_ span: Int64) -> Int64 {
         guard span > RollupLevel.base else { return span }
-        for level in 0..<RollupLevel.count where RollupLevel.granule(level) >= span {
-            return RollupLevel.granule(level)
-        }
-        return SpanFolder.alignUp(span, to: RollupLevel.granule(RollupLevel.count - 1))
+        let level = span > RollupLevel.granule(RollupLevel.hour) ? RollupLevel.hour : RollupLevel.minute
+        return SpanFolder.alignUp(span, to: RollupLevel.granule(level))
     }
 }

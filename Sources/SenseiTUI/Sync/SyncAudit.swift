@@ -4,8 +4,10 @@ import SenseiModels
 /// older timestamps, values replaced on a cached timestamp, readings the
 /// server no longer has (a restore from an older backup). It compares a
 /// window of one sensor span by span, the server's buckets against the
-/// cache's rollups, and refetches only the spans that differ; a span too
-/// full to fetch in one page is compared again, cut finer.
+/// cache's rollups, and refetches only the spans that differ, at the level
+/// the cache keeps there (`Coverage`): readings in the raw window, the
+/// server's minutes or hours beyond it. A raw span too full to fetch in one
+/// page is compared again, cut finer.
 struct SyncAudit {
     let client: APIClient
     let cache: SensorCache
@@ -35,7 +37,10 @@ struct SyncAudit {
     mutating func reconcile(sensorId: Int64, from: Int64, through: Int64,
                             depth: Int = 0) async throws(SyncError) -> Bool {
         guard from <= through else { return true }
-        let grid = AuditGrid(from: from, through: through)
+        let coverage = try cacheStep { try cache.coverage(sensorId: sensorId) }
+        // Spans the cache can add up: whole granules of what it keeps at `from`.
+        let grid = AuditGrid(from: from, through: through,
+                             minimumSpan: coverage.finestLevel(at: from).map(RollupLevel.granule) ?? 1)
         guard spend() else { return false }
         let buckets: [Bucket]
         do {
@@ -55,7 +60,16 @@ struct SyncAudit {
         let cached = try cacheStep { try cache.spanAggregates(sensorId: sensorId, grid: grid) }
         let differing = (0..<grid.count).filter { !Self.same(server[$0], cached[$0]) }
         for run in runs(of: differing, serverCounts: server.map { $0?.count ?? 0 }) {
-            let first = grid.first(ofSpan: run.lowerBound), last = grid.last(ofSpan: run.upperBound)
+            var first = grid.first(ofSpan: run.lowerBound)
+            let last = grid.last(ofSpan: run.upperBound)
+            // Beyond the raw window: the server's rows, as the backfill fetched them.
+            for (level, end) in [(RollupLevel.hour, coverage.minuteFrom), (RollupLevel.minute, coverage.rawFrom)] {
+                guard let end, first < end else { continue }
+                guard try await refetchAggregates(sensorId: sensorId, level: level, from: first,
+                                                  through: min(last, end - 1)) else { return false }
+                first = end
+            }
+            guard first <= last else { continue }
             let complete: Bool
             if run.count == 1, (server[run.lowerBound]?.count ?? 0) > pageSize, grid.span > 1,
                depth < Self.maximumDepth {
@@ -117,6 +131,17 @@ struct SyncAudit {
         refetched += readings.count
         dropped += gone
         return true
+    }
+
+    /// Fetches the server's rows of `level` starting in [from, through] and
+    /// puts them in the cache in place of what it held there.
+    private mutating func refetchAggregates(sensorId: Int64, level: Int, from: Int64,
+                                            through: Int64) async throws(SyncError) -> Bool {
+        guard from <= through else { return true }
+        let copy = AggregateCopy(client: client, cache: cache, pageSize: pageSize)
+        let result = try await copy.run(sensorId: sensorId, level: level, from: from, through: through) { spend() }
+        refetched += result.stored
+        return result.complete
     }
 
     private mutating func spend() -> Bool {

@@ -10,6 +10,10 @@ public struct SyncSummary: Sendable, Equatable {
     public var sensorsRemoved = 0
     /// Readings fetched and stored.
     public var readingsFetched = 0
+    /// Minute and hour aggregates fetched and stored (history beyond the raw window).
+    public var aggregatesFetched = 0
+    /// Readings that left the raw window, kept as their minutes and hours.
+    public var readingsAged = 0
     /// Sensors whose cached readings were compared with the server's.
     public var sensorsAudited = 0
     /// Readings fetched again by those audits, where a span differed.
@@ -32,10 +36,18 @@ public enum SyncError: Error, Sendable, Equatable {
 }
 
 /// Brings the cache up to date with the server, incrementally: the sensor
-/// list in full (it is small), then per sensor only the readings after its
+/// list in full (it is small), then sensor by sensor the readings after its
 /// newest cached one, oldest first, a page per request and a transaction per
 /// page. A sync cut short keeps every page it stored; the next one goes on
 /// from there.
+///
+/// The cache keeps readings only for the raw window (`rawDays`), the
+/// server's minute aggregates for `minuteDays`, and hours for all time
+/// (`Coverage`). A sensor seen for the first time gets its readings of the
+/// raw window first (the list's sparkline), then its history as minutes and
+/// hours; later syncs move the windows on, so raw readings age into their
+/// minutes and hours and the cache stays bounded however long the server
+/// keeps history.
 ///
 /// What "newer than the newest" misses is caught by an audit (`SyncAudit`):
 /// at once when the server counts other readings than the cache holds, and
@@ -50,17 +62,31 @@ public struct Syncer: Sendable {
     public let auditInterval: Int64
     /// Requests one sensor's audit may make in one sync.
     public let auditBudget: Int
+    /// Days of raw readings kept; the default is a few days, `--raw-days`.
+    public let rawDays: Int
+    /// Days of minute aggregates kept (at least `rawDays`); hours are kept for all time.
+    public let minuteDays: Int
+
+    public static let defaultRawDays = 3
+    public static let defaultMinuteDays = 8
+    static let day: Int64 = 86_400_000
 
     public init(client: APIClient, cache: SensorCache, pageSize: Int = APIClient.maximumPageSize,
-                auditInterval: Int64 = 15 * 60_000, auditBudget: Int = 32) {
+                auditInterval: Int64 = 15 * 60_000, auditBudget: Int = 32,
+                rawDays: Int = defaultRawDays, minuteDays: Int = defaultMinuteDays) {
         self.client = client
         self.cache = cache
         self.pageSize = max(1, min(pageSize, APIClient.maximumPageSize))
         self.auditInterval = auditInterval
         self.auditBudget = max(1, auditBudget)
+        self.rawDays = max(1, rawDays)
+        self.minuteDays = max(self.rawDays, minuteDays)
     }
 
-    public func sync(now: @Sendable () -> Timestamp = { .now() }) async throws(SyncError) -> SyncSummary {
+    /// `progress(done, total)` after the sensor list is merged (0 of n: the
+    /// list can show) and after each sensor.
+    public func sync(now: @Sendable () -> Timestamp = { .now() },
+                     progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) async throws(SyncError) -> SyncSummary {
         var summary = SyncSummary()
         summary.requests += 1
         let sensors: [Sensor]
@@ -69,7 +95,8 @@ public struct Syncer: Sendable {
         let merge = try cacheStep { try cache.mergeSensors(sensors) }
         summary.sensorsAdded = merge.added.count
         summary.sensorsRemoved = merge.removed.count
-        for sensor in sensors {
+        progress(0, sensors.count)
+        for (index, sensor) in sensors.enumerated() {
             do {
                 try await sync(sensor, now: now(), into: &summary)
             } catch .server(.server(status: 404, _)) {
@@ -77,51 +104,109 @@ public struct Syncer: Sendable {
                 try cacheStep { try cache.removeSensor(id: sensor.id) }
                 summary.sensorsRemoved += 1
             }
+            progress(index + 1, sensors.count)
         }
         summary.finishedAt = now()
         try cacheStep { try cache.setLastSync(summary.finishedAt) }
         return summary
     }
 
-    /// One sensor: retention, the newer readings, then an audit if one is due.
+    /// The raw and minute windows' starts as of `now`: whole hours.
+    func windows(at now: Timestamp) -> (rawFrom: Timestamp, minuteFrom: Timestamp) {
+        let hour = RollupLevel.granule(RollupLevel.hour)
+        return (Timestamp(milliseconds: SpanFolder.alignDown(now.milliseconds - Int64(rawDays) * Self.day, to: hour)),
+                Timestamp(milliseconds: SpanFolder.alignDown(now.milliseconds - Int64(minuteDays) * Self.day, to: hour)))
+    }
+
+    /// One sensor: retention, the newer readings, its history (first time) or
+    /// the windows moved on, then an audit if one is due.
     private func sync(_ sensor: Sensor, now: Timestamp, into summary: inout SyncSummary) async throws(SyncError) {
         let cutoff = sensor.retentionDays.map { now.adding(milliseconds: -Int64($0) * 86_400_000) }
         if let cutoff {
             summary.readingsDropped += try cacheStep { try cache.trimReadings(sensorId: sensor.id, before: cutoff) }
         }
+        let windows = windows(at: now)
+        let fresh = try cacheStep { try cache.holdsNothing(sensorId: sensor.id) }
+        if fresh {
+            try cacheStep { try cache.startTiers(sensorId: sensor.id, rawFrom: windows.rawFrom,
+                                                 minuteFrom: windows.minuteFrom) }
+        }
         let newest = try cacheStep { try cache.newestTimestamp(sensorId: sensor.id) }
-        try await syncReadings(of: sensor, after: newest, into: &summary)
-        if newest == nil {
+        let coverage = try cacheStep { try cache.coverage(sensorId: sensor.id) }
+        let first = newest?.adding(milliseconds: 1) ?? coverage.rawFrom.map(Timestamp.init(milliseconds:))
+        try await syncReadings(of: sensor, from: first, newest: newest, into: &summary)
+        if try cacheStep({ try !cache.isBackfilled(sensorId: sensor.id) }) {
+            // A sensor whose whole history fits the raw window has nothing
+            // older to fetch: no aggregate request for it.
+            let whole = try cacheStep { try cache.readingCount(sensorId: sensor.id) } == sensor.count
+            if !whole { try await backfill(sensor, coverage: coverage, into: &summary) }
+            try cacheStep { try cache.setBackfilled(sensorId: sensor.id) }
             // Fetched whole just now: nothing to compare yet.
             try cacheStep { try cache.setAuditedAt(now, sensorId: sensor.id) }
-        } else if try auditIsDue(sensor, now: now) {
+            return
+        }
+        summary.readingsAged += try cacheStep {
+            try cache.ageTiers(sensorId: sensor.id, rawFrom: windows.rawFrom, minuteFrom: windows.minuteFrom)
+        }
+        if try auditIsDue(sensor, now: now) {
             try await audit(sensor, from: cutoff, now: now, into: &summary)
         }
     }
 
-    /// Pages through the readings after `newest`, the newest cached one. The
-    /// server's `count` is not trusted to stop early: an empty or short page
-    /// is the end.
-    private func syncReadings(of sensor: Sensor, after newest: Timestamp?,
+    /// History before the raw window, once: minutes of the middle window,
+    /// then hours of everything older, oldest first; a backfill cut short
+    /// goes on after the newest row it stored.
+    private func backfill(_ sensor: Sensor, coverage: Coverage,
+                          into summary: inout SyncSummary) async throws(SyncError) {
+        guard let rawFrom = coverage.rawFrom, let minuteFrom = coverage.minuteFrom else { return }
+        if sensor.latest != nil {
+            try await fetchAggregates(of: sensor.id, level: RollupLevel.minute, from: minuteFrom,
+                                      through: rawFrom - 1, into: &summary)
+            try await fetchAggregates(of: sensor.id, level: RollupLevel.hour, from: Timestamp.range.lowerBound,
+                                      through: minuteFrom - 1, into: &summary)
+        }
+        try cacheStep { try cache.setBackfilled(sensorId: sensor.id) }
+    }
+
+    /// Pages through the server's rows of `level` starting in [from, through]
+    /// after the newest already cached there.
+    func fetchAggregates(of sensorId: Int64, level: Int, from: Int64, through: Int64,
+                         into summary: inout SyncSummary) async throws(SyncError) {
+        guard from <= through else { return }
+        let after = try cacheStep {
+            try cache.newestRollup(sensorId: sensorId, level: level, from: from, before: through + 1)
+        }.map { $0 + 1 } ?? from
+        let copy = AggregateCopy(client: client, cache: cache, pageSize: pageSize)
+        let result = try await copy.run(sensorId: sensorId, level: level, from: after, through: through) {
+            summary.requests += 1
+            return true
+        }
+        summary.aggregatesFetched += result.stored
+    }
+
+    /// Pages through the readings from `from` on (nil: the first), after
+    /// `newest`, the newest cached one. The server's `count` is not trusted
+    /// to stop early: an empty or short page is the end.
+    private func syncReadings(of sensor: Sensor, from: Timestamp?, newest: Timestamp?,
                               into summary: inout SyncSummary) async throws(SyncError) {
         // No readings on the server, or none newer than the cache's: no request at all.
         guard let latest = sensor.latest?.timestamp else { return }
-        var newest = newest
         if let cached = newest, latest <= cached { return }
+        if let from, latest < from { return }
+        var after = from
         while true {
             summary.requests += 1
             let page: [Reading]
             do {
-                page = try await client.readings(sensorId: sensor.id, after: newest?.adding(milliseconds: 1),
-                                                 limit: pageSize)
+                page = try await client.readings(sensorId: sensor.id, after: after, limit: pageSize)
             } catch {
                 throw .server(error)
             }
             guard let last = page.last else { return }
             try cacheStep { try cache.insertReadings(page, sensorId: sensor.id) }
             summary.readingsFetched += page.count
-            guard page.count >= pageSize, last.timestamp > newest ?? Timestamp(milliseconds: .min) else { return }
-            newest = last.timestamp
+            guard page.count >= pageSize, last.timestamp >= after ?? Timestamp(milliseconds: .min) else { return }
+            after = last.timestamp.adding(milliseconds: 1)
         }
     }
 

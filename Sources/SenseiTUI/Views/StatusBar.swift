@@ -77,7 +77,11 @@ public enum StatusBar {
     }
 
     static func sync(_ model: AppModel) -> String {
-        if model.isSyncing { return "syncing" }
+        if model.isSyncing {
+            // Progress only while there is some to show: a quick sync just says syncing.
+            guard let progress = model.syncProgress, progress.total > 1 else { return "syncing" }
+            return "syncing \(progress.done)/\(progress.total)"
+        }
         guard let last = model.lastSync else { return "never synced" }
         return "synced " + Format.age(of: last, now: model.now)
     }
