@@ -67,7 +67,8 @@ done
 say() { echo "bench: $*" >&2; }
 
 # --- tools and binaries ---------------------------------------------------------
-scripts/install-deps.sh wrk curl mosquitto mosquitto-clients   # a no-op when everything is there
+# influxdb: Debian's InfluxDB 1.6, the peer (only the bench installs it, not CI).
+scripts/install-deps.sh wrk curl mosquitto mosquitto-clients influxdb   # a no-op when everything is there
 if [ "$SKIP_BUILD" != 1 ]; then
     say "building release binaries (scratch path $SCRATCH)"
     swift build -c release --scratch-path "$SCRATCH" --product sensei-server >&2
@@ -88,6 +89,7 @@ sampler_pid=""
 load_pid=""
 broker_pid=""
 peer_pid=""
+influx_pid=""
 
 stop_process() { # pid: SIGTERM, up to 10 s to finish, then SIGKILL
     local pid=$1
@@ -108,6 +110,7 @@ cleanup() {
     stop_process "$server_pid"
     stop_process "$peer_pid"
     stop_process "$broker_pid"
+    stop_process "$influx_pid"
     if [ "$KEEP" = 1 ]; then
         say "kept $work"
     else
@@ -230,6 +233,83 @@ ceiling_phase hello
 say "durable ceiling: answers after a group fdatasync of $work/durable.wal"
 ceiling_phase durable --durable-file "$work/durable.wal"
 
+# --- the InfluxDB 1.6 peer ----------------------------------------------------------
+# influxd at its defaults but for its directories (under $work) and its two
+# ports (loopback); usage reporting off, so nothing leaves the machine. Its
+# single and batch writes are measured as sensei-server's are, then it stops.
+# start_influx NAME [CONFIG LINES FOR [data]]
+start_influx() {
+    local dir="$work/$1" http_port rpc_port
+    mkdir -p "$dir"
+    http_port=$(free_port 39800)
+    rpc_port=$(free_port $((http_port + 1)))
+    cat > "$dir/influxdb.conf" <<EOF
+reporting-disabled = true
+bind-address = "127.0.0.1:$rpc_port"
+[meta]
+  dir = "$dir/meta"
+[data]
+  dir = "$dir/data"
+  wal-dir = "$dir/wal"
+${2:-}
+[http]
+  bind-address = "127.0.0.1:$http_port"
+EOF
+    influx="http://127.0.0.1:$http_port"
+    influxd run -config "$dir/influxdb.conf" > "$dir/influxd.log" 2>&1 &
+    influx_pid=$!
+    wait_ready "$influx/ping" "$influx_pid" "$dir/influxd.log"
+}
+influx_query() { # database query: InfluxQL through GET /query
+    curl -s -G "$influx/query" --data-urlencode "db=$1" --data-urlencode "q=$2"
+}
+influx_count() { # database measurement regex: points in every measurement matching, summed
+    influx_query "$1" "SELECT count(value) FROM /$2/" | grep -o ',[0-9]*\]\]' | tr -d ',]' | awk '{ sum += $1 } END { print sum + 0 }'
+}
+record influx version "$(influxd version | head -n 1)"
+say "InfluxDB peer: $(influxd version | head -n 1)"
+start_influx influx
+curl -s -XPOST "$influx/query" --data-urlencode "q=CREATE DATABASE bench" > /dev/null
+say "InfluxDB single-point writes, $CONNECTIONS connections"
+warm_up "$CONNECTIONS" line-single.lua "$influx/write?db=bench"
+before=$(influx_count bench 'device_.*')
+run_wrk influx_single "$CONNECTIONS" "$WRK_THREADS" line-single.lua "$influx/write?db=bench"
+record influx_single stored $(( $(influx_count bench 'device_.*') - before ))
+say "InfluxDB batches of 1,000 points, $CONNECTIONS connections"
+run_wrk influx_batch "$CONNECTIONS" "$WRK_THREADS" line-batch.lua "$influx/write?db=bench&precision=ms"
+record influx_batch items 1000
+record influx_batch stored "$(influx_count bench '^batch$')"
+stop_process "$influx_pid"
+influx_pid=""
+
+# The same year as the disk phase below, into a fresh influxd that writes its
+# cache out and compacts a shard fully once it has been cold for a second
+# (defaults: 10 minutes and 4 hours), so its figure is its compacted TSM files.
+say "InfluxDB disk: the year of 30-second readings, compacted"
+start_influx influx-disk '  cache-snapshot-write-cold-duration = "1s"
+  compact-full-write-cold-duration = "1s"'
+curl -s -XPOST "$influx/query" --data-urlencode "q=CREATE DATABASE year" > /dev/null
+"$bench_bin" load-year --url "$influx" --code year --line-protocol year > "$work/influx-load-year.txt"
+record influx_disk rows "$(influx_count year '^year$')"
+# Compacted: no WAL segment holds data, and the TSM files stay the same for 3 s (at most 2 minutes).
+last="" steady=0
+for _ in $(seq 240); do
+    now_files=$(find "$work/influx-disk/data/year" -name '*.tsm' -printf '%f %s\n' 2>/dev/null | sort | md5sum)
+    wal_kb=$(du -sk "$work/influx-disk/wal" | cut -f1)
+    if [ "$now_files" = "$last" ] && [ "$wal_kb" -le 64 ] && ! find "$work/influx-disk/data" -name '*.tmp' | grep -q .; then
+        steady=$((steady + 1))
+        [ "$steady" -ge 6 ] && break
+    else
+        steady=0
+    fi
+    last=$now_files
+    sleep 0.5
+done
+record influx_disk settled "$([ "$steady" -ge 6 ] && echo 1 || echo 0)"
+stop_process "$influx_pid"
+influx_pid=""
+record influx_disk kb "$(du -sk "$work/influx-disk" --exclude=influxd.log --exclude=influxdb.conf | cut -f1)"
+
 # --- the MQTT broker, for the MQTT phase -------------------------------------------
 mqtt_port=$(free_port 39700)
 install -d -m 0777 "$work/mosquitto"   # started as root, mosquitto runs as its own user
@@ -265,6 +345,13 @@ before=$(sensor_count batch)
 run_wrk batch "$CONNECTIONS" "$WRK_THREADS" post-batch.lua "$base/sensors/batch/data"
 record batch items 1000
 record batch stored $(( $(sensor_count batch) - before ))
+
+# --- (c2) line protocol: sensei-server's /write, as InfluxDB's batches above ------
+say "line-protocol writes of 1,000 points to /write, $CONNECTIONS connections"
+before=$(total_count)
+run_wrk line "$CONNECTIONS" "$WRK_THREADS" line-batch.lua "$base/write?db=bench&precision=ms"
+record line items 1000
+record line stored $(( $(total_count) - before ))
 
 # --- (d) the 200-bucket year query ------------------------------------------------
 say "loading a year of 30-second readings"

@@ -46,6 +46,7 @@ struct BenchTable {
         rows.append(Row(
             metric: "single POST p50 / p99", value: latencies("single"), target: "p99 ≤ 10 ms",
             met: singleP99.map { $0 <= Self.singleP99TargetMilliseconds }))
+        rows.append(contentsOf: influxSingleRows)
 
         let items = results.number("batch.items") ?? 1000
         let readings = results.rate("batch").map { $0 * items }
@@ -53,6 +54,7 @@ struct BenchTable {
             metric: "batch POST (\(Format.grouped(Int(items)))/req, 16 conns)", value: rate(readings, "rd/s"),
             target: "≥ 1,000,000", met: readings.map { $0 >= Self.batchReadingsTarget }))
         rows.append(Row(metric: "batch POST p50 / p99", value: latencies("batch")))
+        rows.append(contentsOf: influxBatchRows)
 
         let chartP99 = results.latency("year", 99)
         rows.append(Row(
@@ -82,6 +84,7 @@ struct BenchTable {
             rows.append(Row(metric: "disk, a year packed (du after stop)", value: String(format: "%.2f B/reading", perReading),
                             target: "≤ 6", met: perReading <= Self.diskBytesTarget))
         }
+        rows.append(contentsOf: influxDiskRows)
         if let milliseconds = results.number("sensors10k.ms") {
             let count = results.integer("sensors10k.count").map(Format.grouped) ?? "?"
             rows.append(Row(metric: "GET /sensors (\(count) sensors), median", value: String(format: "%.1f ms", milliseconds),
@@ -97,15 +100,16 @@ struct BenchTable {
     /// The phases run against `sensei-bench hello`, not the server.
     static let ceilingPhases = ["hello", "durable"]
     /// The phases run against sensei-server.
-    static let loadPhases = ["single", "batch", "year", "sensors", "mqtt"]
+    static let loadPhases = ["single", "batch", "line", "year", "sensors", "mqtt"]
     static let phaseNames = [
         "hello": "hello ceiling", "durable": "durable ceiling", "single": "single POST", "batch": "batch POST",
+        "line": "line protocol", "influx_single": "InfluxDB single", "influx_batch": "InfluxDB batch",
         "year": "year query", "sensors": "GET /sensors", "mqtt": "MQTT",
     ]
 
     func render() -> String {
         var lines = Self.columns(
-            [["metric", "value", "target", "ceiling share", "met"]]
+            [["metric", "value", "target", "share", "met"]]
                 + rows.map { [$0.metric, $0.value, $0.target, $0.share, $0.met.map { $0 ? "yes" : "NO" } ?? ""] })
         lines.append("")
         lines.append(contentsOf: checks())
@@ -116,13 +120,14 @@ struct BenchTable {
     /// the server still up.
     func checks() -> [String] {
         var table = [["phase", "requests", "non-2xx", "socket errors", "server RSS peak"]]
-        for phase in Self.ceilingPhases + Self.loadPhases where results.string("\(phase).requests") != nil {
+        let notServer = Self.ceilingPhases + Self.influxPhases
+        for phase in notServer + Self.loadPhases where results.string("\(phase).requests") != nil {
             table.append([
                 Self.phaseNames[phase] ?? phase,
                 results.integer("\(phase).requests").map(Format.grouped) ?? "?",
                 results.integer("\(phase).non2xx").map(Format.grouped) ?? "?",
                 results.integer("\(phase).socket_errors").map(Format.grouped) ?? "?",
-                Self.ceilingPhases.contains(phase) ? "" : megabytes(results.integer("\(phase).rss_kb")),
+                notServer.contains(phase) ? "" : megabytes(results.integer("\(phase).rss_kb")),
             ])
         }
         var lines = Self.columns(table)
@@ -139,6 +144,7 @@ struct BenchTable {
             lines.append("batch POST: \(Format.grouped(stored)) readings stored, \(Format.grouped(answered)) answered 201"
                 + (stored >= answered ? " (ok: new rows, not replaced ones)" : " (MISSING ROWS)"))
         }
+        lines.append(contentsOf: influxChecks)
         if let rows = results.integer("year.rows") {
             lines.append("year sensor: \(Format.grouped(rows)) readings"
                 + (results.integer("year.buckets").map { ", \($0) buckets a query" } ?? ""))
@@ -176,7 +182,7 @@ struct BenchTable {
         return value / ceiling
     }
 
-    private func rate(_ value: Double?, _ unit: String) -> String {
+    func rate(_ value: Double?, _ unit: String) -> String {
         value.map { "\(Format.grouped(Int($0.rounded()))) \(unit)" } ?? "-"
     }
 
@@ -184,7 +190,7 @@ struct BenchTable {
         value.map { "\(Int(($0 * 100).rounded()))%" } ?? ""
     }
 
-    private func latencies(_ phase: String) -> String {
+    func latencies(_ phase: String) -> String {
         guard let p50 = results.latency(phase, 50), let p99 = results.latency(phase, 99) else { return "-" }
         return "\(Format.milliseconds(p50)) / \(Format.milliseconds(p99)) ms"
     }

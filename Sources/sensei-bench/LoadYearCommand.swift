@@ -36,6 +36,10 @@ extension SenseiBenchCommand {
         @Option(help: "Requests in flight at once, one connection each.")
         var connections = 2
 
+        @Option(name: .customLong("line-protocol"),
+                help: "Write through InfluxDB's POST /write?db=DB (line protocol, measurement CODE, field value) instead: for InfluxDB itself, or sensei-server's /write.")
+        var lineProtocolDatabase: String?
+
         func validate() throws {
             guard SensorCode.problem(with: code) == nil else { throw ValidationError("--code: invalid sensor code") }
             guard let start = Timestamp(rfc3339: from) else { throw ValidationError("--from must be RFC 3339") }
@@ -45,6 +49,11 @@ extension SenseiBenchCommand {
             guard interval >= 1 else { throw ValidationError("--interval must be at least 1 second") }
             guard (1...20_000).contains(batchSize) else { throw ValidationError("--batch must be from 1 to 20000") }
             guard (1...16).contains(connections) else { throw ValidationError("--connections must be from 1 to 16") }
+            if let database = lineProtocolDatabase {
+                guard !database.isEmpty, database.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+                    throw ValidationError("--line-protocol: a database name of letters, digits and _")
+                }
+            }
         }
 
         func run() throws {
@@ -53,7 +62,9 @@ extension SenseiBenchCommand {
                 end: Timestamp(rfc3339: to)!.milliseconds / 1000,
                 interval: interval)
             let batches = (series.count + batchSize - 1) / batchSize
-            let path = "/sensors/\(code)/data"
+            let lineProtocolDatabase = lineProtocolDatabase
+            let path = lineProtocolDatabase.map { "/write?db=\($0)&precision=s" } ?? "/sensors/\(code)/data"
+            let code = code
             let endpoint = try server.endpoint()
             let token = server.resolvedToken ?? ""
             let batchSize = batchSize
@@ -68,8 +79,13 @@ extension SenseiBenchCommand {
                     let first = batch * batchSize
                     let count = min(batchSize, series.count - first)
                     do {
-                        let reply = try client.request("POST", path, json: series.batchBody(from: first, count: count))
-                        guard reply.status == 201 else {
+                        let reply = if lineProtocolDatabase != nil {
+                            try client.request("POST", path, body: series.lineBody(measurement: code, from: first, count: count),
+                                               contentType: "text/plain")
+                        } else {
+                            try client.request("POST", path, json: series.batchBody(from: first, count: count))
+                        }
+                        guard reply.status == (lineProtocolDatabase == nil ? 201 : 204) else {
                             throw BenchError.server("POST \(path) answered \(reply.status): \(reply.text)")
                         }
                         progress.stored.wrappingAdd(count, ordering: .relaxed)
@@ -84,7 +100,7 @@ extension SenseiBenchCommand {
             let seconds = Double((ContinuousClock.now - started).components.attoseconds) / 1e18
                 + Double((ContinuousClock.now - started).components.seconds)
             let stored = progress.stored.load(ordering: .relaxed)
-            print("loaded \(Format.grouped(stored)) readings into \(code) (\(from) to \(to), every \(interval) s) "
+            print("loaded \(Format.grouped(stored)) readings into \(code)\(lineProtocolDatabase.map { " (line protocol, db \($0))" } ?? "") (\(from) to \(to), every \(interval) s) "
                   + "in \(Format.decimal(seconds, places: 1)) s: \(Format.grouped(Int(Double(stored) / seconds))) readings/s")
         }
     }
@@ -139,16 +155,36 @@ struct YearSeries: Sendable {
             bytes.append(contentsOf: #"{"timestamp":"#.utf8)
             bytes.append(contentsOf: String(epochSeconds(at: index)).utf8)
             bytes.append(contentsOf: #","value":"#.utf8)
-            let centi = centiValue(at: index)
-            if centi < 0 { bytes.append(UInt8(ascii: "-")) }
-            let magnitude = abs(centi)
-            bytes.append(contentsOf: String(magnitude / 100).utf8)
-            bytes.append(UInt8(ascii: "."))
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 100 / 10))
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            appendValue(at: index, to: &bytes)
             bytes.append(UInt8(ascii: "}"))
         }
         bytes.append(contentsOf: "]}".utf8)
         return bytes
+    }
+
+    /// The same readings as line protocol in seconds: `year value=15.03 1672531200`, a line each.
+    func lineBody(measurement: String, from first: Int, count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count * (measurement.utf8.count + 25))
+        for index in first..<(first + count) {
+            bytes.append(contentsOf: measurement.utf8)
+            bytes.append(contentsOf: " value=".utf8)
+            appendValue(at: index, to: &bytes)
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(contentsOf: String(epochSeconds(at: index)).utf8)
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        return bytes
+    }
+
+    /// The value with its two decimals, as both bodies write it.
+    private func appendValue(at index: Int, to bytes: inout [UInt8]) {
+        let centi = centiValue(at: index)
+        if centi < 0 { bytes.append(UInt8(ascii: "-")) }
+        let magnitude = abs(centi)
+        bytes.append(contentsOf: String(magnitude / 100).utf8)
+        bytes.append(UInt8(ascii: "."))
+        bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 100 / 10))
+        bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
     }
 }

@@ -72,21 +72,27 @@ final class LoopbackClient {
     /// server has meanwhile closed is reopened once; the requests the bench
     /// sends are safe to repeat (readings carry their timestamps).
     func request(_ method: String, _ path: String, json body: [UInt8]? = nil) throws(BenchError) -> Reply {
+        try request(method, path, body: body, contentType: "application/json")
+    }
+
+    /// The same with a body of any type (line protocol is `text/plain`).
+    func request(_ method: String, _ path: String, body: [UInt8]?, contentType: String) throws(BenchError) -> Reply {
         let reused = socket >= 0
         do {
-            return try attempt(method, path, body)
+            return try attempt(method, path, body, contentType)
         } catch .connectionClosed where reused {
             disconnect()
-            return try attempt(method, path, body)
+            return try attempt(method, path, body, contentType)
         }
     }
 
-    private func attempt(_ method: String, _ path: String, _ body: [UInt8]?) throws(BenchError) -> Reply {
+    private func attempt(_ method: String, _ path: String, _ body: [UInt8]?, _ contentType: String) throws(BenchError)
+        -> Reply {
         if socket < 0 { try connect() }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(endpoint.host):\(endpoint.port)\r\n"
         head += "Authorization: Bearer \(token)\r\n"
         if let body {
-            head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+            head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n"
         }
         head += "\r\n"
         var bytes = Array(head.utf8)
@@ -181,7 +187,9 @@ final class LoopbackClient {
             }
         }
         let body: [UInt8]
-        if let length {
+        if status == 204 || status == 304 {
+            body = []   // never a body, with or without Content-Length (InfluxDB's 204 sends none)
+        } else if let length {
             while pending.count < length {
                 guard try fill() else { throw .connectionClosed }
             }

@@ -89,6 +89,72 @@ struct BackupTests {
         }
     }
 
+    /// Issue 16: a store whose history is packed into blocks (and has late
+    /// and replaced readings over packed hours, and recent raw rows) backs up
+    /// and restores to a server that answers every query byte for byte as
+    /// the original did.
+    @Test func aCompactedStoreBacksUpAndRestoresExactly() async throws {
+        try await withTemporaryDirectory { directory in
+            let backupPath = directory + "/packed.sqlite"
+            let start = 1_700_000_000  // 2023-11-14: long packable
+            // Integers, hundredths and full doubles, 900 readings a minute apart (15 hours) each.
+            let shapes: [(code: String, value: (Int) -> String)] = [
+                ("whole", { "\($0 % 17 - 8)" }),
+                ("hundredths", { String(format: "%.2f", 20 + sin(Double($0) / 40) * 3) }),
+                ("doubles", { "\(Double($0) * 1.000_000_1 / 7)" }),
+            ]
+            let queries = ["data?limit=1000&order=asc", "data?limit=37", "data.csv?limit=1000",
+                           "data?limit=100&after=\(start + 3_000)&before=\(start + 30_000)",
+                           "data?buckets=23&after=\(start)&before=\(start + 900 * 60)"]
+            let (answers, readerToken) = try await withTestServer(configure: { $0.compactionInterval = 0.05 }) {
+                server in
+                for shape in shapes {
+                    let items = (0..<900).map { #"{"timestamp":\#(start + $0 * 60),"value":\#(shape.value($0))}"# }
+                    #expect(try server.writer.post("/sensors/\(shape.code)/data",
+                                                   json: #"{"data":[\#(items.joined(separator: ","))]}"#).status == 201)
+                }
+                func packedReadings() throws -> Int {
+                    try server.store.pool.read { db in
+                        try Int.fetchOne(db, sql: "SELECT coalesce(sum(count), 0) FROM reading_blocks") ?? 0
+                    }
+                }
+                try await eventually("every old reading packed") { try packedReadings() == 2_700 }
+                // Over the packed hours: a late reading, a replaced value; and a fresh raw one.
+                #expect(try server.writer.post("/sensors/whole/data",
+                                               json: #"{"data":[{"timestamp":\#(start + 90),"value":99},{"timestamp":\#(start + 120),"value":-1}]}"#).status == 201)
+                #expect(try server.writer.post("/sensors/hundredths/data", json: #"{"value":21.5}"#).status == 201)
+                let result = try runTool(ServerProcess.executable.path,
+                                         ["backup", backupPath, "--data-dir", server.dataDirectory], timeout: 60)
+                #expect(result.status == 0, "\(result.error)")
+                var answers = [try server.reader.get("/sensors").text]
+                for shape in shapes {
+                    for query in queries { answers.append(try server.reader.get("/sensors/\(shape.code)/\(query)").text) }
+                }
+                return (answers, server.reader.token!)
+            }
+            try await openReadOnly(backupPath).read { db throws in
+                #expect(try String.fetchAll(db, sql: "PRAGMA integrity_check") == ["ok"])
+                #expect(try Int.fetchOne(db, sql: "SELECT coalesce(sum(count), 0) FROM reading_blocks") ?? 0 > 0)
+            }
+
+            let restoredData = directory + "/restored"
+            let restore = try runTool(ServerProcess.executable.path, ["restore", backupPath, "--data-dir", restoredData], timeout: 60)
+            #expect(restore.status == 0, "\(restore.error)")
+            #expect(restore.output.contains("restored 3 sensors, 2702 readings"), "\(restore.output)")
+            let (server, port) = try ServerProcess.start(dataDirectory: restoredData, environment: ["SENSEI_TOKEN": ""])
+            let reader = TestHTTPClient(port: port, token: readerToken)
+            var restored = [try reader.get("/sensors").text]
+            for shape in shapes {
+                for query in queries { restored.append(try reader.get("/sensors/\(shape.code)/\(query)").text) }
+            }
+            #expect(server.stop() == 0)
+            #expect(restored.count == answers.count)
+            for (index, (got, expected)) in zip(restored, answers).enumerated() {
+                #expect(got == expected, "answer \(index) differs after the restore")
+            }
+        }
+    }
+
     @Test func restoreRefusesWhatIsNotASenseiDatabase() async throws {
         try await withTemporaryDirectory { directory in
             let data = directory + "/data"
