@@ -85,10 +85,8 @@ import Testing
 
                 let later = try await syncer.sync(now: clock(15 * minute))
                 #expect(later.sensorsAudited == 1)
-                // The list, one bucket request, the server's hours and minutes before the
-                // raw window where the differing span reaches back (none here), and the
-                // span's readings in one page.
-                #expect(later.requests == 5)
+                // The list, one bucket request, and the differing span's readings in one page.
+                #expect(later.requests == 3)
                 #expect(later.readingsRefetched >= 1 && later.readingsRefetched <= readings.count)
                 #expect(try cached(cache, "porch")[250].value == 1_000)
                 #expect(try cached(cache, "porch") == stored(server, "porch"))

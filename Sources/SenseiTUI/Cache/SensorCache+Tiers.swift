@@ -27,6 +27,14 @@ extension SensorCache {
         }
     }
 
+    /// Marks the sensor's readings as its whole history (`Coverage.everything`).
+    public func coverEverything(sensorId: Int64) throws {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE sensors SET raw_from = NULL, minute_from = NULL WHERE id = ?",
+                           arguments: [sensorId])
+        }
+    }
+
     public func isBackfilled(sensorId: Int64) throws -> Bool {
         try pool.read { db in
             try Bool.fetchOne(db, sql: "SELECT backfilled FROM sensors WHERE id = ?", arguments: [sensorId]) ?? true
@@ -86,6 +94,12 @@ extension SensorCache {
     public func ageTiers(sensorId: Int64, rawFrom: Timestamp, minuteFrom: Timestamp) throws -> Int {
         try pool.write { db in
             let current = try Coverage.read(sensorId: sensorId, in: db)
+            // A cache holding the whole history raw keeps doing so until a
+            // reading is old enough to age: nothing before the window means
+            // nothing to fetch or audit as aggregates there.
+            if current.rawFrom == nil, try Int64.fetchOne(db, sql: """
+                SELECT ts FROM readings WHERE sensor_id = ? AND ts < ? LIMIT 1
+                """, arguments: [sensorId, rawFrom.milliseconds]) == nil { return 0 }
             let raw = max(rawFrom.milliseconds, current.rawFrom ?? .min)
             let minute = min(max(minuteFrom.milliseconds, current.minuteFrom ?? .min), raw)
             guard raw != current.rawFrom || minute != current.minuteFrom else { return 0 }

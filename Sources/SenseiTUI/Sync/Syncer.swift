@@ -139,7 +139,13 @@ public struct Syncer: Sendable {
             // A sensor whose whole history fits the raw window has nothing
             // older to fetch: no aggregate request for it.
             let whole = try cacheStep { try cache.readingCount(sensorId: sensor.id) } == sensor.count
-            if !whole { try await backfill(sensor, coverage: coverage, into: &summary) }
+            if whole {
+                // Every reading is cached raw: the cache covers everything (no
+                // tier to audit before the window) until one ages out.
+                try cacheStep { try cache.coverEverything(sensorId: sensor.id) }
+            } else {
+                try await backfill(sensor, coverage: coverage, into: &summary)
+            }
             try cacheStep { try cache.setBackfilled(sensorId: sensor.id) }
             // Fetched whole just now: nothing to compare yet.
             try cacheStep { try cache.setAuditedAt(now, sensorId: sensor.id) }
