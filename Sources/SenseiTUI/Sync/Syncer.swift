@@ -161,7 +161,7 @@ public struct Syncer: Sendable {
 
     /// History before the raw window, once: minutes of the middle window,
     /// then hours of everything older, oldest first; a backfill cut short
-    /// goes on after the newest row it stored.
+    /// goes on after the newest row it stored. The caller marks it done.
     private func backfill(_ sensor: Sensor, coverage: Coverage,
                           into summary: inout SyncSummary) async throws(SyncError) {
         guard let rawFrom = coverage.rawFrom, let minuteFrom = coverage.minuteFrom else { return }
@@ -171,7 +171,6 @@ public struct Syncer: Sendable {
             try await fetchAggregates(of: sensor.id, level: RollupLevel.hour, from: Timestamp.range.lowerBound,
                                       through: minuteFrom - 1, into: &summary)
         }
-        try cacheStep { try cache.setBackfilled(sensorId: sensor.id) }
     }
 
     /// Pages through the server's rows of `level` starting in [from, through]
