@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
 /// The rule routes: shapes, scopes, and 422s naming the field.
-@Suite("Alert routes")
+@Suite("Alert routes", .ownThread)
 struct AlertRoutesTests {
     static let valid = #"{"name":"Freezer too warm","sensor":"freezer_temp","condition":"above","threshold":-10,"#
         + #""for":300,"hysteresis":1,"repeat":3600,"notify":["http://ha.lan:8123/api/webhook/freezer","ntfy:https://ntfy.sh/my-lab"]}"#

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
 /// Alert rules against the real server and real HTTP receivers on loopback:
 /// each case ends with exactly the notifications expected, checked once the
 /// outbox is empty (nothing more is on its way).
-@Suite("Alerts")
+@Suite("Alerts", .ownThread)
 struct AlertTests {
     /// Timings short enough for tests that run in seconds.
     static func fast(_ configuration: inout SenseiApplication.Configuration) {

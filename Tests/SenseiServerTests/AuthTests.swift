@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
-@Suite("Authentication and scopes")
+@Suite("Authentication and scopes", .ownThread)
 struct AuthTests {
     /// Every route of the API with a request that reaches its handler, and
     /// the scope it needs. A new route must be added here.

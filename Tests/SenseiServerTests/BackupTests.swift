@@ -1,13 +1,14 @@
 import Foundation
 import GRDB
 import Testing
+import SenseiTestSupport
 import SenseiModels
 import Synchronization
 @testable import SenseiServer
 
 /// `sensei-server backup` and `restore`, run as the real binary against
 /// servers that are serving (and ingesting) at the time.
-@Suite("Backup and restore")
+@Suite("Backup and restore", .ownThread)
 struct BackupTests {
     @Test func backupWhileIngestingHoldsEveryAcknowledgedReading() async throws {
         try await withTemporaryDirectory { directory in

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
@@ -10,7 +11,7 @@ import Glibc
 
 /// Body size limits (413) and declared content types (415), as the brief
 /// fixes them.
-@Suite("Body limits and content types")
+@Suite("Body limits and content types", .ownThread)
 struct BodyLimitTests {
     @Test func declaredOversizeBodyIs413BeforeTheBodyIsSent() async throws {
         try await withTestServer(configure: { $0.http.maxBodyBytes = 4096 }) { server in
@@ -119,7 +120,7 @@ struct BodyLimitTests {
     // MARK: 422 invalid values
 }
 
-@Suite("Load shedding")
+@Suite("Load shedding", .ownThread)
 struct LoadSheddingTests {
     /// Bodies held at once are bounded: past the budget a request gets 503
     /// with Retry-After instead of more memory, and /health still answers.

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
 /// The token forms InfluxDB clients send, on a real server: `Token`,
 /// `Bearer`, Basic auth with the token as password, and `p=` in the query.
-@Suite("Credentials")
+@Suite("Credentials", .ownThread)
 struct CredentialTests {
     static func basic(_ user: String, _ password: String) -> String {
         "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()

@@ -13,7 +13,7 @@ import Glibc
 /// documented status with a JSON `{"error": ...}` body, and nothing a client
 /// sends crashes the server or becomes a 500. Each test ends by checking the
 /// server still answers `/health` and logged no error.
-@Suite("Errors and hostile input")
+@Suite("Errors and hostile input", .ownThread)
 struct ErrorHandlingTests {
     @Test func malformedJSONIs400OnEveryJSONRoute() async throws {
         try await withTestServer { server in

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
@@ -8,7 +9,7 @@ import SenseiModels
 /// them sends to `POST /sensors/<sensor code>/data` (examples/check.sh checks
 /// each example's code against its fixture). Each fixture is posted here to a
 /// fresh server as the example posts it, and must be stored as it says.
-@Suite("Example device bodies")
+@Suite("Example device bodies", .ownThread)
 struct ExampleBodiesTests {
     static let fixturesDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -1,8 +1,9 @@
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
-@Suite("Health and routing")
+@Suite("Health and routing", .ownThread)
 struct HealthRoutesTests {
     @Test func healthIsOpenAndJSON() async throws {
         try await withTestServer { server in

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
 /// `/write`, `/api/v2/write`, `/ping` and `/query` on a real server, answered as
 /// InfluxDB answers per API version, with what was stored read back.
-@Suite("InfluxDB routes")
+@Suite("InfluxDB routes", .ownThread)
 struct InfluxRoutesTests {
     static func write(_ client: TestHTTPClient, _ path: String, _ body: String, headers: [String: String] = [:],
                       token: String?? = nil) throws -> HTTPResponse {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
@@ -9,7 +10,7 @@ import Glibc
 #endif
 
 /// Invalid values and timestamps (422), and batches that fail as a whole.
-@Suite("Invalid readings")
+@Suite("Invalid readings", .ownThread)
 struct InvalidReadingTests {
     @Test func invalidValuesAre422() async throws {
         try await withTestServer { server in

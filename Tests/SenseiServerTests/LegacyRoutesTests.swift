@@ -1,11 +1,12 @@
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
 /// The seed project's routes, which deployed ESP32 firmware speaks: the
 /// requests are the firmware's bytes and the answers are compared literally,
 /// since a device cannot be updated to cope with a changed shape.
-@Suite("Firmware-compatible routes")
+@Suite("Firmware-compatible routes", .ownThread)
 struct LegacyRoutesTests {
     /// Exactly what the firmware sends, value as a string.
     static let firmwareBody = #"{"sensor_code": "temperature_ext", "value": "23.5"}"#

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
 /// `GET /metrics` against a real server: exact counts after known traffic,
 /// and an exposition that parses line by line.
-@Suite("Metrics")
+@Suite("Metrics", .ownThread)
 struct MetricsTests {
     @Test func countsKnownTrafficExactly() async throws {
         try await withTestServer(configure: { $0.http.maxBodyBytes = 4096 }) { server in

@@ -1,8 +1,9 @@
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
-@Suite("Reading routes")
+@Suite("Reading routes", .ownThread)
 struct ReadingRoutesTests {
     @Test func singleReadingForms() async throws {
         try await withTestServer { server in

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
 /// JSON and CSV answers come gzip-compressed to a client that takes gzip, and
 /// decode (with the system's own `gzip`) to exactly the plain answer.
-@Suite("Response compression", .serialized)
+@Suite("Response compression", .serialized, .ownThread)
 struct ResponseCompressionTests {
     @Test(arguments: [
         ("gzip", true), ("GZIP", true), ("x-gzip", true), ("deflate, gzip", true), ("gzip;q=0.5", true),

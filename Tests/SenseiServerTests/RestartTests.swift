@@ -1,10 +1,11 @@
 import Foundation
 import Logging
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
-@Suite("Restart and shutdown")
+@Suite("Restart and shutdown", .ownThread)
 struct RestartTests {
     @Test func everythingWrittenIsThereAfterARestart() async throws {
         try await withTemporaryDirectory { directory in

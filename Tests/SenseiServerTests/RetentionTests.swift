@@ -10,7 +10,7 @@ import SenseiTestSupport
 /// Retention sweeps delete exactly the readings older than a sensor's
 /// `retentionDays` and leave counts, latest readings and rollups as the
 /// remaining readings make them.
-@Suite("Retention", .serialized)
+@Suite("Retention", .serialized, .ownThread)
 struct RetentionTests {
     static let day: Int64 = 86_400_000
     static let hour: Int64 = 3_600_000

@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
+import SenseiTestSupport
 import Testing
 import SenseiModels
 @testable import SenseiServer
 
 /// Databases of earlier schema versions are upgraded in place when the server
 /// opens them, keeping every sensor, reading, rollup and token.
-@Suite("Schema migration")
+@Suite("Schema migration", .ownThread)
 struct SchemaMigrationTests {
     /// schema.sql as version 1 shipped it (`git show ddcf869:schema.sql`), byte for byte.
     static let version1 = """

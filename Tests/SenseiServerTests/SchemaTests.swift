@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Testing
+import SenseiTestSupport
 @testable import SenseiServer
 
-@Suite("Schema")
+@Suite("Schema", .ownThread)
 struct SchemaTests {
     static let rootSchemaPath = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
 /// Labels through the API: set at creation, changed by PATCH (a merge
 /// patch), served in every sensor object, filtered by `?label=KEY:VALUE`.
-@Suite("Sensor labels")
+@Suite("Sensor labels", .ownThread)
 struct SensorLabelsTests {
     @Test func labelsAreSetPatchedAndFiltered() async throws {
         try await withTestServer { server in

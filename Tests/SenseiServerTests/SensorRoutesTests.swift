@@ -1,8 +1,9 @@
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
-@Suite("Sensor routes")
+@Suite("Sensor routes", .ownThread)
 struct SensorRoutesTests {
     @Test func emptyListThenCreatedSensor() async throws {
         try await withTestServer { server in

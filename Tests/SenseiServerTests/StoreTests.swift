@@ -1,12 +1,13 @@
 import Dispatch
 import Foundation
 import GRDB
+import SenseiTestSupport
 import Testing
 import SenseiModels
 @testable import SenseiServer
 
 /// The store on a real SQLite file in a temporary directory.
-@Suite("Store")
+@Suite("Store", .ownThread)
 struct StoreTests {
     @Test func concurrentWritesAllLandOnceThroughGroupCommit() async throws {
         try await withTemporaryDirectory { directory in

@@ -2,8 +2,9 @@ import Foundation
 import SenseiModels
 @testable import SenseiServer
 import Testing
+import SenseiTestSupport
 
-@Suite struct StreamRoutesTests {
+@Suite(.ownThread) struct StreamRoutesTests {
     @Test func committedReadingArrivesAsAnEvent() async throws {
         try await withTestServer { server in
             #expect(try server.writer.post("/sensors/porch/data", json: #"{"value":1}"#).status == 201)

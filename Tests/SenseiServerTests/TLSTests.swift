@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
 /// HTTPS through libmicrohttpd's GnuTLS, checked with the `curl` and
 /// `openssl` command-line tools (a real TLS stack on the other side).
-@Suite("TLS")
+@Suite("TLS", .ownThread)
 struct TLSTests {
     @Test func httpsServesHealthAndAuthenticatedWrites() async throws {
         try await withTemporaryDirectory { directory in

@@ -1,9 +1,10 @@
 import Foundation
 import SenseiModels
 import Testing
+import SenseiTestSupport
 @testable import SenseiTUI
 
-@Suite struct APIClientTests {
+@Suite(.ownThread) struct APIClientTests {
     let base: Int64 = 1_736_424_000_000  // 2025-01-09T12:00:00Z
 
     @Test func listsSensorsWithLatestReadingAndCount() async throws {

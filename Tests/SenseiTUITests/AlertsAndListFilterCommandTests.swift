@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiTUI
 
 /// `sensei list --filter/--label` and `sensei alerts`, the real binary against
 /// the real server; and the alerts table as text.
-@Suite("sensei list filters and sensei alerts")
+@Suite("sensei list filters and sensei alerts", .ownThread)
 struct AlertsAndListFilterCommandTests {
     static func environment(_ scratch: Scratch, _ server: LiveServer) -> [String] {
         ["XDG_CACHE_HOME=\(scratch.root)/cache", "XDG_CONFIG_HOME=\(scratch.root)/config", "LC_ALL=C.UTF-8",

@@ -2,6 +2,7 @@ import Foundation
 import SenseiModels
 import Synchronization
 import Testing
+import SenseiTestSupport
 @testable import SenseiTUI
 
 /// Collects what a `CommandRunner` delivers, from whatever thread.
@@ -36,7 +37,7 @@ final class MessageCollector: Sendable {
 }
 
 
-@Suite struct CommandRunnerTests {
+@Suite(.ownThread) struct CommandRunnerTests {
     let now = Timestamp.now().milliseconds
 
     @Test func runsCacheCommandsAndSyncInTheBackground() async throws {

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiTUI
 
 /// Space marks, `c` compares: the marks, the commands, the chart and legend
 /// as text (with and without colours), and `sensei show A B` through the
 /// same chart against the real server.
-@Suite struct CompareTests {
+@Suite(.ownThread) struct CompareTests {
     func screen(_ model: AppModel) -> String { AppView.render(model).text }
 
     func press(_ model: AppModel, _ keys: Key...) -> (AppModel, [Command]) {

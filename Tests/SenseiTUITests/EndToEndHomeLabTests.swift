@@ -1,12 +1,13 @@
 import Foundation
 import SenseiModels
 import Testing
+import SenseiTestSupport
 @testable import SenseiTUI
 
 /// The real `sensei` in tmux against a real server, the way a home lab uses
 /// it: find a sensor by typing, group by room, see a firing alert marked,
 /// compare two sensors, zoom, and watch a posted reading arrive live.
-@Suite("Dashboard home lab end to end in tmux", .serialized)
+@Suite("Dashboard home lab end to end in tmux", .serialized, .ownThread)
 struct EndToEndHomeLabTests {
     @Test func filterGroupAlertCompareZoomAndLive() async throws {
         try await withScratch { scratch in

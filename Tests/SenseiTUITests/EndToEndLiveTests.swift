@@ -4,11 +4,12 @@ import FoundationNetworking
 #endif
 import SenseiModels
 import Testing
+import SenseiTestSupport
 @testable import SenseiTUI
 
 /// The real binaries following the live stream: a reading posted through the
 /// API shows without a key press, and `sensei watch` prints it.
-@Suite("Live end to end", .serialized)
+@Suite("Live end to end", .serialized, .ownThread)
 struct EndToEndLiveTests {
     @Test func aPostedReadingAppearsInTheOpenDetail() async throws {
         try await withScratch { scratch in

@@ -1,11 +1,12 @@
 import Foundation
 import SenseiModels
 import Testing
+import SenseiTestSupport
 @testable import SenseiTUI
 
 /// The real `sensei` binary in a real terminal (tmux), against a real server on
 /// loopback: what a person sees after opening a sensor and switching ranges.
-@Suite("Dashboard end to end in tmux", .serialized)
+@Suite("Dashboard end to end in tmux", .serialized, .ownThread)
 struct EndToEndTests {
     @Test func openASensorSwitchRangesAndQuit() async throws {
         try await withScratch { scratch in

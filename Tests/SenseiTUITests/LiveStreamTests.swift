@@ -2,10 +2,11 @@ import Foundation
 import SenseiModels
 import Synchronization
 import Testing
+import SenseiTestSupport
 @testable import SenseiTUI
 
 /// `APIClient.live` and `sensei watch` against a real server.
-@Suite struct LiveStreamTests {
+@Suite(.ownThread) struct LiveStreamTests {
     @Test func aCommittedReadingArrivesOnTheStream() async throws {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in

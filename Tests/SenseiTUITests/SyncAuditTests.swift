@@ -3,11 +3,12 @@ import GRDB
 import SenseiModels
 @testable import SenseiServer
 import Testing
+import SenseiTestSupport
 @testable import SenseiTUI
 
 /// What "only newer readings" misses, found against the real server: late
 /// readings, replaced values, readings the server lost, and retention.
-@Suite struct SyncAuditTests {
+@Suite(.ownThread) struct SyncAuditTests {
     let now = Timestamp.now().milliseconds
     let minute: Int64 = 60_000
     let day: Int64 = 86_400_000

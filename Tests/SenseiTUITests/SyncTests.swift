@@ -1,10 +1,11 @@
 import Foundation
 import SenseiModels
 import Testing
+import SenseiTestSupport
 @testable import SenseiTUI
 
 /// Sync against the real server on loopback; the summary counts what crossed the wire.
-@Suite struct SyncTests {
+@Suite(.ownThread) struct SyncTests {
     let now = Timestamp.now().milliseconds
 
     @Test func firstSyncFillsTheCache() async throws {

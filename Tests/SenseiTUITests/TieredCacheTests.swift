@@ -3,12 +3,13 @@ import GRDB
 import SenseiModels
 @testable import SenseiServer
 import Testing
+import SenseiTestSupport
 @testable import SenseiTUI
 
 /// The cache at a year's scale, against the real server: raw readings only
 /// for the raw window, the server's minute aggregates for the middle window,
 /// hours beyond; every range still adds up to what the server's readings say.
-@Suite struct TieredCacheTests {
+@Suite(.ownThread) struct TieredCacheTests {
     let now = Timestamp.now().milliseconds
     let minute: Int64 = 60_000
     let day: Int64 = 86_400_000

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
 /// The subscriber against a real Mosquitto broker: each ecosystem's payloads
 /// published with `mosquitto_pub`, the sensors read back through the REST API
 /// by their labels.
-@Suite struct MQTTIngestTests {
+@Suite(.ownThread) struct MQTTIngestTests {
     @Test func eachEcosystemBecomesLabelledSensors() async throws {
         try await withBroker { broker in
             // ESPHome's discovery config, retained as ESPHome publishes it, before the server starts.

@@ -4,6 +4,7 @@ import GRDB
 import SenseiModels
 import Synchronization
 import Testing
+import SenseiTestSupport
 @testable import SenseiServer
 
 #if canImport(Glibc)
@@ -17,7 +18,7 @@ import Glibc
 /// on Swift's cooperative pool (two threads on the reference machine), so
 /// these run one at a time, leaving the other thread to the rest of the tests
 /// (run side by side, they starved an async client-timeout test to 26 s).
-@Suite(.serialized) enum BlockingSuites {}
+@Suite(.serialized, .ownThread) enum BlockingSuites {}
 
 /// The pre-shared admin token the child servers of these tests run with.
 let childToken = "child-test-token"

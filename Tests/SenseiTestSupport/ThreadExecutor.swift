@@ -1,0 +1,57 @@
+import Foundation
+import Synchronization
+
+/// A task executor with one thread of its own. A test that blocks (a socket
+/// read from a live server, a child process, a synchronous `waitUntil`) runs
+/// on it instead of on a thread of the cooperative pool: the pool has as many
+/// threads as the machine has cores, so on a 2-core CI machine two blocked
+/// tests used to stall every async wait, and the dashboard's sync tasks those
+/// waits were waiting for, past their bounds.
+package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
+    private struct State {
+        var jobs: [UnownedJob] = []
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
+    private let ready = NSCondition()
+
+    package init(name: String) {
+        let thread = Thread { [self] in run() }
+        thread.name = name
+        thread.start()
+    }
+
+    package func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        ready.lock()
+        state.withLock { $0.jobs.append(job) }
+        ready.signal()
+        ready.unlock()
+    }
+
+    /// Lets the thread end once it has run the jobs already queued.
+    package func stop() {
+        ready.lock()
+        state.withLock { $0.stopped = true }
+        ready.signal()
+        ready.unlock()
+    }
+
+    private func run() {
+        while true {
+            ready.lock()
+            var next = state.withLock { $0.jobs.isEmpty ? nil : $0.jobs.removeFirst() }
+            while next == nil {
+                if state.withLock({ $0.stopped }) {
+                    ready.unlock()
+                    return
+                }
+                ready.wait()
+                next = state.withLock { $0.jobs.isEmpty ? nil : $0.jobs.removeFirst() }
+            }
+            ready.unlock()
+            next?.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}
