@@ -18,14 +18,22 @@ import SenseiModels
 ///   the measurement, which HA sets to the unit, unless it is the entity id
 ///   itself (HA's choice when there is no unit).
 ///
-/// A request's lines mostly repeat a few series: the series are cached by the
-/// bytes of their key and field, so each is built once per request.
+/// A request's lines mostly repeat a few series: each series is built once
+/// per request and its points gathered into one `SeriesBatch`, found by the
+/// bytes of its key and field; a line with the same key as the line before
+/// (a batch of one series, as devices send) finds its batches without a hash.
 struct LineSeries {
     let body: UnsafeBufferPointer<UInt8>
     /// A timestamp for lines without one; nil: the store's receive time.
     let defaultTimestamp: Timestamp?
-    private var cache: [SeriesKey: Series] = [:]
-    private(set) var points: [SeriesPoint] = []
+    private var batchOf: [SeriesKey: Int] = [:]
+    private var homeAssistantBatchOf: [SeriesIdentity: Int] = [:]
+    /// The previous line's key, and the batch of each of its fields.
+    private var previousKey: UnsafeBufferPointer<UInt8>?
+    private var previousFields: [(key: UnsafeBufferPointer<UInt8>, batch: Int)] = []
+    private(set) var batches: [SeriesBatch] = []
+    /// Points gathered so far: the next point's position.
+    private(set) var count = 0
 
     init(body: UnsafeBufferPointer<UInt8>, defaultTimestamp: Timestamp?) {
         self.body = body
@@ -38,12 +46,44 @@ struct LineSeries {
             addHomeAssistant(line, entity, timestamp)
             return
         }
-        for field in line.fields {
-            guard let (value, type) = Self.number(field.value) else { continue }
-            let key = SeriesKey(body: body, key: line.key, field: field.key)
-            let series = cache[key] ?? makeSeries(line, field: field, type: type, key: key)
-            points.append(SeriesPoint(series: series, value: value, timestamp: timestamp))
+        let key = line.key.raw(in: body)
+        let sameKey = previousKey.map { $0.elementsEqual(key) } ?? false
+        if !sameKey {
+            previousKey = key
+            previousFields.removeAll(keepingCapacity: true)
         }
+        for (position, field) in line.fields.enumerated() {
+            guard let (value, type) = Self.number(field.value) else { continue }
+            let fieldKey = field.key.raw(in: body)
+            let batch: Int
+            if sameKey, position < previousFields.count, previousFields[position].key.elementsEqual(fieldKey) {
+                batch = previousFields[position].batch
+            } else {
+                let seriesKey = SeriesKey(key: key, field: fieldKey)
+                if let found = batchOf[seriesKey] {
+                    batch = found
+                } else {
+                    batch = batches.count
+                    batchOf[seriesKey] = batch
+                    batches.append(SeriesBatch(series: makeSeries(line, field: field, type: type)))
+                }
+                remember(fieldKey, batch, at: position)
+            }
+            append(ReadingInput(timestamp: timestamp, value: value), to: batch)
+        }
+    }
+
+    /// Notes the batch of the previous line's field at `position` (fields
+    /// skipped as strings leave their slot unused).
+    private mutating func remember(_ fieldKey: UnsafeBufferPointer<UInt8>, _ batch: Int, at position: Int) {
+        while previousFields.count <= position { previousFields.append((UnsafeBufferPointer(start: nil, count: 0), -1)) }
+        previousFields[position] = (fieldKey, batch)
+    }
+
+    private mutating func append(_ reading: ReadingInput, to batch: Int) {
+        batches[batch].readings.append(reading)
+        batches[batch].positions.append(count)
+        count += 1
     }
 
     static func number(_ value: LineFieldValue) -> (Double, ValueType)? {
@@ -56,8 +96,7 @@ struct LineSeries {
         }
     }
 
-    private mutating func makeSeries(_ line: LineProtocolLine, field: LineProtocolLine.Field, type: ValueType,
-                                     key: SeriesKey) -> Series {
+    private func makeSeries(_ line: LineProtocolLine, field: LineProtocolLine.Field, type: ValueType) -> Series {
         let measurement = line.measurement.text(in: body, .measurement)
         let fieldName = field.key.text(in: body, .tag)
         var parts = [measurement]
@@ -77,10 +116,8 @@ struct LineSeries {
         labels["measurement"] = measurement
         labels["field"] = fieldName
         let name = "\(measurement) \(fieldName)" + (described.isEmpty ? "" : " (\(described.joined(separator: ", ")))")
-        let series = Series(identity: SeriesIdentity(source: "influx", parts: parts), preferredCode: code + "_" + fieldName,
-                            labels: labels, name: name, units: nil, valueType: type)
-        cache[key] = series
-        return series
+        return Series(identity: SeriesIdentity(source: "influx", parts: parts), preferredCode: code + "_" + fieldName,
+                      labels: labels, name: name, units: nil, valueType: type)
     }
 
     // MARK: Home Assistant
@@ -120,7 +157,14 @@ struct LineSeries {
         let series = Series(identity: SeriesIdentity(source: "influx", parts: ["homeassistant", entity.domain, entity.id]),
                             preferredCode: entity.id, labels: labels, name: friendlyName,
                             units: unitless ? nil : measurement, valueType: type)
-        points.append(SeriesPoint(series: series, value: value, timestamp: timestamp))
+        // The first line of an entity names its sensor, as the store keeps a
+        // series' first description.
+        let batch = homeAssistantBatchOf[series.identity] ?? {
+            batches.append(SeriesBatch(series: series))
+            return batches.count - 1
+        }()
+        homeAssistantBatchOf[series.identity] = batch
+        append(ReadingInput(timestamp: timestamp, value: value), to: batch)
     }
 
     private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
@@ -134,9 +178,9 @@ private struct SeriesKey: Hashable {
     let key: UnsafeBufferPointer<UInt8>
     let field: UnsafeBufferPointer<UInt8>
 
-    init(body: UnsafeBufferPointer<UInt8>, key: LineSpan, field: LineSpan) {
-        self.key = key.raw(in: body)
-        self.field = field.raw(in: body)
+    init(key: UnsafeBufferPointer<UInt8>, field: UnsafeBufferPointer<UInt8>) {
+        self.key = key
+        self.field = field
     }
 
     static func == (lhs: SeriesKey, rhs: SeriesKey) -> Bool {

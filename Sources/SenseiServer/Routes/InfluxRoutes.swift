@@ -69,15 +69,15 @@ struct InfluxRoutes {
             // Home Assistant tests a 2.x connection by writing nothing and expecting this 400.
             return reply(.success(InfluxResponses.v2Error(400, code: "invalid", "writing requires points")))
         }
-        let (points, errors) = Self.parse(body, precision: precision, receivedAt: receivedAt)
-        if !errors.isEmpty && (points.isEmpty || version == .v2) {
+        let (batches, errors) = Self.parse(body, precision: precision, receivedAt: receivedAt)
+        if !errors.isEmpty && (batches.isEmpty || version == .v2) {
             // Nothing good (1.x), or any bad line (2.x, all or nothing): InfluxDB names every bad line.
             let message = errors.joined(separator: "\n")
             return reply(.success(version == .v1 ? InfluxResponses.v1Error(400, message)
                                                  : InfluxResponses.v2Error(400, code: "invalid", message)))
         }
-        guard !points.isEmpty else { return reply(.success(InfluxResponses.noContent())) }
-        store.ingest(points, receivedAt: receivedAt) { result in
+        guard !batches.isEmpty else { return reply(.success(InfluxResponses.noContent())) }
+        store.ingest(batches, receivedAt: receivedAt) { result in
             reply(result.map { outcome in
                 metrics.readingsAccepted(outcome.accepted)
                 return Self.response(for: outcome, parseErrors: errors, version)
@@ -85,8 +85,8 @@ struct InfluxRoutes {
         }
     }
 
-    /// The good lines' points and InfluxDB's text for each bad line.
-    static func parse(_ body: [UInt8], precision: LinePrecision, receivedAt: Timestamp) -> ([SeriesPoint], [String]) {
+    /// The good lines' points, by series, and InfluxDB's text for each bad line.
+    static func parse(_ body: [UInt8], precision: LinePrecision, receivedAt: Timestamp) -> ([SeriesBatch], [String]) {
         // Without a timestamp, InfluxDB stamps a line with the receive time cut
         // to the precision; finer than a second, the store's own receive-time
         // placement (never two readings on one millisecond) does better.
@@ -98,7 +98,7 @@ struct InfluxRoutes {
         return body.withUnsafeBufferPointer { buffer in
             var series = LineSeries(body: buffer, defaultTimestamp: defaultTimestamp)
             parser.parse(buffer, accept: { series.add($0) }, refuse: { errors.append($0.description) })
-            return (series.points, errors)
+            return (series.batches, errors)
         }
     }
 

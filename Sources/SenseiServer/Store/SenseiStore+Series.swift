@@ -23,7 +23,14 @@ extension SenseiStore {
     /// Labels are set at creation only; `PATCH` owns them after.
     public func ingest(_ points: [SeriesPoint], allOrNothing: Bool = false, receivedAt: Timestamp = .now(),
                        completion: @escaping @Sendable (Result<SeriesIngestOutcome, any Error>) -> Void) {
-        let work = Self.ingestion(points, allOrNothing: allOrNothing, receivedAt: receivedAt,
+        ingest(SeriesBatch.grouping(points), allOrNothing: allOrNothing, receivedAt: receivedAt, completion: completion)
+    }
+
+    /// `ingest` of points already grouped by series (`SeriesBatch`); a
+    /// series given in two batches is one group.
+    public func ingest(_ batches: [SeriesBatch], allOrNothing: Bool = false, receivedAt: Timestamp = .now(),
+                       completion: @escaping @Sendable (Result<SeriesIngestOutcome, any Error>) -> Void) {
+        let work = Self.ingestion(batches, allOrNothing: allOrNothing, receivedAt: receivedAt,
                                   hints: receiveTimeHints, tap: tap, maxSensors: maxSensors)
         groupCommit.submit(work, stored: Self.reportStored) { result in completion(result.map(\.outcome)) }
     }
@@ -32,8 +39,9 @@ extension SenseiStore {
     @discardableResult
     public func ingest(_ points: [SeriesPoint], allOrNothing: Bool = false,
                        receivedAt: Timestamp = .now()) throws -> SeriesIngestOutcome {
-        try groupCommit.write(Self.ingestion(points, allOrNothing: allOrNothing, receivedAt: receivedAt,
-                                             hints: receiveTimeHints, tap: tap, maxSensors: maxSensors),
+        try groupCommit.write(Self.ingestion(SeriesBatch.grouping(points), allOrNothing: allOrNothing,
+                                             receivedAt: receivedAt, hints: receiveTimeHints, tap: tap,
+                                             maxSensors: maxSensors),
                               stored: Self.reportStored).outcome
     }
 
@@ -42,23 +50,24 @@ extension SenseiStore {
 
     /// The points of one series in a call.
     private struct SeriesGroup {
-        var series: Series
-        var indices: [Int] = []
+        var batch: SeriesBatch
         var target: WriteTarget?
+        var series: Series { batch.series }
     }
 
-    private static func ingestion(_ points: [SeriesPoint], allOrNothing: Bool, receivedAt: Timestamp,
+    private static func ingestion(_ batches: [SeriesBatch], allOrNothing: Bool, receivedAt: Timestamp,
                                   hints: ReceiveTimeHints, tap: ReadingTap, maxSensors: Int)
         -> @Sendable (Database) throws -> SeriesWrite {
         { db in
             var groups: [SeriesGroup] = []
             var groupOf: [SeriesIdentity: Int] = [:]
-            for (index, point) in points.enumerated() {
-                if let group = groupOf[point.series.identity] {
-                    groups[group].indices.append(index)
+            for batch in batches {
+                if let group = groupOf[batch.series.identity] {
+                    groups[group].batch.readings += batch.readings
+                    groups[group].batch.positions += batch.positions
                 } else {
-                    groupOf[point.series.identity] = groups.count
-                    groups.append(SeriesGroup(series: point.series, indices: [index]))
+                    groupOf[batch.series.identity] = groups.count
+                    groups.append(SeriesGroup(batch: batch))
                 }
             }
             var outcome = SeriesIngestOutcome()
@@ -69,7 +78,9 @@ extension SenseiStore {
                 let existing = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM sensors")) ?? 0
                 if existing + newGroups.count > maxSensors {
                     for group in newGroups {
-                        refused += groups[group].indices.map { SeriesRefusal(index: $0, error: .sensorLimit(limit: maxSensors)) }
+                        refused += groups[group].batch.positions.map {
+                            SeriesRefusal(index: $0, error: .sensorLimit(limit: maxSensors))
+                        }
                     }
                 } else {
                     for group in newGroups { try createSensor(for: &groups[group], at: receivedAt, in: db) }
@@ -78,19 +89,7 @@ extension SenseiStore {
             }
             for group in groups {
                 guard let target = group.target else { continue }
-                var readings: [ReadingInput] = []
-                readings.reserveCapacity(group.indices.count)
-                for index in group.indices {
-                    let point = points[index]
-                    if !point.value.isFinite {
-                        refused.append(SeriesRefusal(index: index, error: .notFinite))
-                    } else if let problem = target.valueType.problem(with: point.value) {
-                        refused.append(SeriesRefusal(index: index, error: .valueType(
-                            code: target.code, valueType: target.valueType, problem: problem)))
-                    } else {
-                        readings.append(ReadingInput(timestamp: point.timestamp, value: point.value))
-                    }
-                }
+                let readings = fitting(group.batch, to: target, refused: &refused)
                 guard !readings.isEmpty else { continue }
                 var kept: [Reading]? = tap.isOn ? [] : nil
                 try insert(readings, into: target, receivedAt: receivedAt, hints: hints, keeping: &kept, in: db)
@@ -102,6 +101,28 @@ extension SenseiStore {
             outcome.refused = refused.sorted { $0.index < $1.index }
             return SeriesWrite(outcome: outcome, stored: stored)
         }
+    }
+
+    /// The batch's readings that fit its sensor; the others are refused. The
+    /// batch's own array when all fit, as nearly always.
+    private static func fitting(_ batch: SeriesBatch, to target: WriteTarget,
+                                refused: inout [SeriesRefusal]) -> [ReadingInput] {
+        func problem(_ value: Double) -> SeriesIngestError? {
+            guard value.isFinite else { return .notFinite }
+            return target.valueType.problem(with: value).map {
+                .valueType(code: target.code, valueType: target.valueType, problem: $0)
+            }
+        }
+        guard batch.readings.contains(where: { problem($0.value) != nil }) else { return batch.readings }
+        var readings: [ReadingInput] = []
+        for (reading, position) in zip(batch.readings, batch.positions) {
+            if let error = problem(reading.value) {
+                refused.append(SeriesRefusal(index: position, error: error))
+            } else {
+                readings.append(reading)
+            }
+        }
+        return readings
     }
 
     /// Finds the sensor of each group's series, updating ingest-owned names

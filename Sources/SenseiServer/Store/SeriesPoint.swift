@@ -73,6 +73,41 @@ public struct SeriesPoint: Sendable {
     }
 }
 
+/// The points of one series, handed over together by an ingest path that
+/// reads many at once (a line-protocol body): the series once, not once a
+/// point, so a batch of 1,000 points costs the store one lookup, not 1,000
+/// copies and hashes of the series.
+public struct SeriesBatch: Sendable {
+    public var series: Series
+    public var readings: [ReadingInput]
+    /// Each reading's position among the call's points: the outcome's
+    /// refusals name points by it, in the order they were given.
+    public var positions: [Int]
+
+    public init(series: Series, readings: [ReadingInput] = [], positions: [Int] = []) {
+        self.series = series
+        self.readings = readings
+        self.positions = positions
+    }
+
+    /// Points grouped by series, in the order each series first appears.
+    public static func grouping(_ points: [SeriesPoint]) -> [SeriesBatch] {
+        var batches: [SeriesBatch] = []
+        var batchOf: [SeriesIdentity: Int] = [:]
+        for (position, point) in points.enumerated() {
+            let reading = ReadingInput(timestamp: point.timestamp, value: point.value)
+            if let index = batchOf[point.series.identity] {
+                batches[index].readings.append(reading)
+                batches[index].positions.append(position)
+            } else {
+                batchOf[point.series.identity] = batches.count
+                batches.append(SeriesBatch(series: point.series, readings: [reading], positions: [position]))
+            }
+        }
+        return batches
+    }
+}
+
 /// What `SenseiStore.ingest` did, once it is durably committed.
 public struct SeriesIngestOutcome: Sendable, Equatable {
     /// Points stored (a point on an existing sensor and timestamp replaces its value).
