@@ -119,7 +119,12 @@ struct SensorLabelsTests {
                     labels: ["topic": "house/room\(index % 50)/s\(index)", "device": "room\(index % 50)",
                              "field": "s\(index)"]), value: 1, timestamp: Timestamp(milliseconds: 1000))
             }
+            // Sensors without labels before and after: the list walks sensors
+            // and labels side by side, and must not shift one onto another.
+            _ = try server.admin.post("/sensors", json: #"{"code":"plain_first"}"#)
             #expect(try server.store.ingest(points).createdSensors == 2_000)
+            _ = try server.admin.post("/sensors", json: #"{"code":"plain_last","labels":{"room":"attic"}}"#)
+            _ = try server.admin.post("/sensors", json: #"{"code":"plain_after"}"#)
             func timed(_ path: String) throws -> (Double, HTTPResponse) {
                 let start = ContinuousClock.now
                 let response = try server.reader.get(path)
@@ -134,8 +139,11 @@ struct SensorLabelsTests {
             print("GET /sensors with 2,000 labelled sensors (debug build): \(full) ms cached, \(rebuilt) ms rebuilt; "
                   + "filtered to 40: \(filtered) ms")
             let listed = try #require(try list.json["sensors"]?.arrayValue)
-            #expect(listed.count == 2_000)
-            #expect(listed[7]["labels"] == .object(["topic": .string("house/room7/s7"), "device": .string("room7"),
+            #expect(listed.count == 2_003)
+            #expect(listed[0]["code"] == .string("plain_first") && listed[0]["labels"] == .object([:]))
+            #expect(listed[2_001]["labels"] == .object(["room": .string("attic")]))
+            #expect(listed[2_002]["code"] == .string("plain_after") && listed[2_002]["labels"] == .object([:]))
+            #expect(listed[8]["labels"] == .object(["topic": .string("house/room7/s7"), "device": .string("room7"),
                                                     "field": .string("s7"), "source": .string("mqtt")]))
             let picked = try #require(try one.json["sensors"]?.arrayValue)
             #expect(picked.count == 40)

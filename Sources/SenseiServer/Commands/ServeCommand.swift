@@ -126,6 +126,11 @@ struct ServeCommand: ParsableCommand {
         // writer and the readers that was megabytes of RSS held for nothing.
         // Two arenas are plenty for two cores' worth of contention.
         _ = sensei_limit_malloc_arenas(2)
+        // Left alone, glibc raises its mmap threshold to the size of each
+        // large block freed, up to 32 MB, after which a sensor list of
+        // megabytes (10,000 sensors) comes from the heap and its memory is
+        // kept after it is freed: RSS crept up by a list's size per rebuild.
+        _ = sensei_fix_mmap_threshold(256 * 1024)
         let level = Logger.Level(rawValue: logLevel) ?? .info
         // Lines are written by a thread of their own (BufferedLogHandler):
         // whatever is queued goes out before the process ends, however it ends here.

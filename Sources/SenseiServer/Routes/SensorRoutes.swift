@@ -22,20 +22,28 @@ struct SensorRoutes {
     /// labels is built each time.
     private func list(_ request: Request) throws -> Response {
         let filter = try RequestDecoding.labelFilter(request)
-        guard filter.isEmpty else {
-            let sensors = try store.sensors(labeled: filter)
-            return Response.json(capacity: 64 + sensors.count * 320) { $0.envelope("sensors", sensors) }
-        }
+        guard filter.isEmpty else { return try listResponse(labeled: filter) }
         // Read the count first: a write landing in between only makes the
         // cached body newer than its count, never older.
         let changes = store.changeCount
         if let body = listCache.body(at: changes) {
             return Response(status: 200, headers: [("Content-Type", Response.jsonType)], body: body)
         }
-        let sensors = try store.sensors()
-        let response = Response.json(capacity: 64 + sensors.count * 320) { $0.envelope("sensors", sensors) }
+        let response = try listResponse(labeled: [])
         listCache.keep(response.body, at: changes)
         return response
+    }
+
+    /// `{"sensors":[…]}`, each sensor written as the store reads it.
+    private func listResponse(labeled filter: [(key: String, value: String)]) throws -> Response {
+        var writer = JSONWriter(capacity: listCache.expectedSize)
+        writer.beginObject()
+        writer.key("sensors")
+        writer.beginArray()
+        try store.forEachSensor(labeled: filter) { $0.write(to: &writer) }
+        writer.endArray()
+        writer.endObject()
+        return Response(status: 200, headers: [("Content-Type", Response.jsonType)], body: writer.bytes)
     }
 
     private func show(_ segment: String) throws -> Response {
@@ -88,13 +96,32 @@ struct SensorRoutes {
 }
 
 private final class ListCache: Sendable {
-    private let entry = Mutex<(changes: UInt64, body: [UInt8])?>(nil)
+    private struct State {
+        var changes: UInt64 = 0
+        var body: [UInt8]?
+        /// The last body's size, kept when the body is let go.
+        var size = 0
+    }
 
+    private let state = Mutex(State())
+
+    /// The body built at `changes`, or nil; a stale body is let go at once,
+    /// before its successor is built beside it (each is megabytes with
+    /// thousands of sensors).
     func body(at changes: UInt64) -> [UInt8]? {
-        entry.withLock { $0?.changes == changes ? $0?.body : nil }
+        state.withLock { state in
+            if state.changes != changes { state.body = nil }
+            return state.body
+        }
     }
 
     func keep(_ body: [UInt8], at changes: UInt64) {
-        entry.withLock { $0 = (changes, body) }
+        state.withLock { $0 = State(changes: changes, body: body, size: body.count) }
+    }
+
+    /// What the next body reserves, so it is written without growing (a
+    /// growth copies the whole body so far).
+    var expectedSize: Int {
+        state.withLock { $0.size } + 4096
     }
 }

@@ -77,6 +77,23 @@ struct BoundStatement {
         }
     }
 
+    /// Steps to the next row: its columns, or nil at the end (the statement
+    /// is then reset). For walking two queries side by side; `reset` one
+    /// left before its end.
+    func step() throws -> Columns? {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return Columns(handle: handle)
+        case SQLITE_DONE:
+            sqlite3_reset(handle)
+            return nil
+        case let code: throw failure(code)
+        }
+    }
+
+    func reset() {
+        sqlite3_reset(handle)
+    }
+
     /// The columns of the current row.
     struct Columns {
         fileprivate let handle: OpaquePointer
@@ -95,6 +112,11 @@ struct BoundStatement {
             let count = Int(sqlite3_column_bytes(handle, index))
             guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return UnsafeBufferPointer(start: nil, count: 0) }
             return UnsafeBufferPointer(start: pointer.assumingMemoryBound(to: UInt8.self), count: count)
+        }
+
+        /// nil for NULL.
+        func optionalInt(_ index: Int32) -> Int? {
+            sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(handle, index))
         }
 
         func text(_ index: Int32) -> String {

@@ -8,22 +8,6 @@ public typealias LabelPatch = [String: String?]
 extension SenseiStore {
     /// Gives `sensors` (in id order, those `filter` selects) their labels,
     /// read in one pass in the same order: no lookup per sensor.
-    static func attachLabels(to sensors: inout [Sensor], matching filter: [(key: String, value: String)],
-                             in db: Database) throws {
-        let statement = BoundStatement(try db.cachedStatement(sql: """
-            SELECT sensor_id, key, value FROM sensor_labels \(labelFilterClause(filter, column: "sensor_id"))
-            ORDER BY sensor_id
-            """))
-        bindLabelFilter(filter, to: statement)
-        var index = sensors.startIndex
-        try statement.forEachRow { columns in
-            let id = columns.int64(0)
-            while index < sensors.endIndex && sensors[index].id < id { index += 1 }
-            guard index < sensors.endIndex && sensors[index].id == id else { return }
-            sensors[index].labels[columns.text(1)] = columns.text(2)
-        }
-    }
-
     static func labels(of sensorID: Int64, in db: Database) throws -> [String: String] {
         let statement = BoundStatement(try db.cachedStatement(sql: "SELECT key, value FROM sensor_labels WHERE sensor_id = ?"))
         statement.bind(1, sensorID)

@@ -20,16 +20,51 @@ extension SenseiStore {
     /// Every sensor, oldest first; with `labels`, only those carrying every
     /// one of those pairs.
     public func sensors(labeled filter: [(key: String, value: String)] = []) throws -> [Sensor] {
+        var sensors: [Sensor] = []
+        try forEachSensor(labeled: filter) { sensors.append($0) }
+        return sensors
+    }
+
+    /// `sensors(labeled:)` one at a time, inside one read: the sensors and
+    /// their labels are two queries in id order walked side by side, so a
+    /// list of 10,000 sensors is written out without holding 10,000 rows,
+    /// sensors and label dictionaries at once (that peak took the server's
+    /// RSS from 46 to 71 MB).
+    public func forEachSensor(labeled filter: [(key: String, value: String)] = [],
+                              _ body: (Sensor) throws -> Void) throws {
         try pool.read { db in
-            let statement = try db.cachedStatement(sql: """
+            let sensors = BoundStatement(try db.cachedStatement(sql: """
                 SELECT \(Self.sensorColumns) FROM sensors \(Self.labelFilterClause(filter, column: "id")) ORDER BY id
-                """)
-            var arguments: [any DatabaseValueConvertible] = []
-            for pair in filter { arguments += [pair.key, pair.value] }
-            var sensors = try Row.fetchAll(statement, arguments: StatementArguments(arguments)).map(Self.sensor(from:))
-            try Self.attachLabels(to: &sensors, matching: filter, in: db)
-            return sensors
+                """))
+            Self.bindLabelFilter(filter, to: sensors)
+            let labels = BoundStatement(try db.cachedStatement(sql: """
+                SELECT sensor_id, key, value FROM sensor_labels \(Self.labelFilterClause(filter, column: "sensor_id"))
+                ORDER BY sensor_id
+                """))
+            Self.bindLabelFilter(filter, to: labels)
+            defer { labels.reset() }
+            var label = try labels.step()
+            try sensors.forEachRow { columns in
+                var sensor = Self.sensor(from: columns)
+                while let current = label, current.int64(0) <= sensor.id {
+                    if current.int64(0) == sensor.id { sensor.labels[current.text(1)] = current.text(2) }
+                    label = try labels.step()
+                }
+                try body(sensor)
+            }
         }
+    }
+
+    /// A row of `sensorColumns`, read through the C API.
+    static func sensor(from columns: BoundStatement.Columns) -> Sensor {
+        let latest = columns.optionalInt64(8).map {
+            Reading(timestamp: Timestamp(milliseconds: $0), value: columns.double(9))
+        }
+        return Sensor(
+            id: columns.int64(0), code: columns.text(1), name: columns.text(2), units: columns.text(3),
+            valueType: ValueType(rawValue: columns.text(4)) ?? .float,
+            createdAt: Timestamp(milliseconds: columns.int64(5)), updatedAt: Timestamp(milliseconds: columns.int64(6)),
+            latest: latest, count: Int(columns.int64(7)), retentionDays: columns.optionalInt(10))
     }
 
     public func sensor(_ reference: SensorReference) throws -> Sensor? {
