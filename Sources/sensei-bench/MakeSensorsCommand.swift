@@ -31,7 +31,10 @@ extension SenseiBenchCommand {
                 index += 1
                 let number = String(index)
                 let code = "room_" + String(repeating: "0", count: max(0, 3 - number.count)) + number
-                let metadata = #"{"code":"\#(code)","name":"Room \#(index)","units":"°C","valueType":"float"}"#
+                // Labelled as the MQTT path labels what it creates: the list carries them.
+                let node = "node-\(index % 100)"
+                let metadata = #"{"code":"\#(code)","name":"Room \#(index)","units":"°C","valueType":"float","labels":"#
+                    + #"{"source":"mqtt","device":"\#(node)","field":"temperature","topic":"home/\#(node)/\#(code)"}}"#
                 let created = try client.request("POST", "/sensors", json: Array(metadata.utf8))
                 if created.status == 409 { continue }
                 guard created.status == 201 else {
