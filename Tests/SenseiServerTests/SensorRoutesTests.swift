@@ -1,3 +1,4 @@
+import GRDB
 import Testing
 import SenseiTestSupport
 import SenseiModels
@@ -132,6 +133,44 @@ struct SensorRoutesTests {
             #expect(response.errorMessage == Self.retentionRule + "; " + found)
             let sensor = try #require(try server.store.sensor(.code("t")))
             #expect(sensor.retentionDays == 7 && sensor.name == "T")
+        }
+    }
+
+    /// The writer does not enforce foreign keys (SenseiStore.init): deleting a
+    /// sensor must still leave none of its rows behind, in any table.
+    @Test func deleteLeavesNoRowOfTheSensorAnywhere() async throws {
+        try await withTestServer { server in
+            let now = Timestamp.now().milliseconds
+            let series = Series(identity: SeriesIdentity(source: "mqtt", parts: ["porch/temperature", ""]),
+                                preferredCode: "porch", labels: ["room": "porch"])
+            // Two days every 10 minutes: minute and hour rollups, and packed hours once compacted.
+            let points = (0..<288).map {
+                SeriesPoint(series: series, value: Double($0), timestamp: Timestamp(milliseconds: now - 2 * 86_400_000 + Int64($0) * 600_000))
+            }
+            #expect(try server.store.ingest(points).accepted == 288)
+            _ = try server.writer.post("/sensors/kept/data", json: #"{"value":1}"#)
+            #expect(try server.admin.post("/alerts", json: #"{"name":"n","sensor":"porch","condition":"above","threshold":1,"notify":["http://h/x"]}"#).status == 201)
+            _ = try server.store.compact()
+            let id = try #require(try server.store.sensor(.code("porch"))?.id)
+            let owned = try server.store.pool.read { db in try SenseiStore.tablesOwnedBySensors(in: db) }
+            #expect(Set(owned.map(\.table)) == ["readings", "reading_blocks", "rollups_minute", "rollups_hour",
+                                                "sensor_labels", "series", "alert_rules"])
+            func rows(of sensor: Int64) throws -> [String: Int] {
+                try server.store.pool.read { db in
+                    try Dictionary(uniqueKeysWithValues: owned.map { table, column in
+                        (table, try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table) WHERE \(column) = ?", arguments: [sensor]) ?? 0)
+                    })
+                }
+            }
+            // Every kind of row was there to delete.
+            let before = try rows(of: id)
+            #expect(before.values.allSatisfy { $0 > 0 }, "\(before)")
+            #expect(try server.admin.delete("/sensors/porch").status == 204)
+            let after = try rows(of: id)
+            #expect(after.values.allSatisfy { $0 == 0 }, "\(after)")
+            let orphans = try server.store.pool.read { db in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") }
+            #expect(orphans.isEmpty)
+            #expect(try server.reader.get("/sensors/kept/data").json["data"]?.arrayValue?.count == 1)
         }
     }
 

@@ -150,19 +150,28 @@ extension SenseiStore {
         }
     }
 
-    /// Deletes a sensor, all its readings and their rollups.
+    /// Deletes a sensor and every row of it: readings, blocks, rollups,
+    /// labels, series, alert rules. The writer does not enforce foreign keys
+    /// (see `SenseiStore.init`), so this is the cascade: every table whose
+    /// foreign key points at `sensors` (read from the schema, so a table
+    /// added later is not forgotten), one range delete each.
     public func deleteSensor(_ reference: SensorReference) throws {
         try groupCommit.write { db in
             guard let sensor = try Self.fetchSensor(reference, in: db) else {
                 throw StoreError.sensorNotFound(reference)
             }
-            // Readings and rollups first, explicitly: one range delete each on
-            // the clustered key.
-            try db.execute(sql: "DELETE FROM readings WHERE sensor_id = ?", arguments: [sensor.id])
-            try db.execute(sql: "DELETE FROM reading_blocks WHERE sensor_id = ?", arguments: [sensor.id])
-            try db.execute(sql: "DELETE FROM rollups_minute WHERE sensor_id = ?", arguments: [sensor.id])
-            try db.execute(sql: "DELETE FROM rollups_hour WHERE sensor_id = ?", arguments: [sensor.id])
+            for (table, column) in try Self.tablesOwnedBySensors(in: db) {
+                try db.execute(sql: "DELETE FROM \(table) WHERE \(column) = ?", arguments: [sensor.id])
+            }
             try db.execute(sql: "DELETE FROM sensors WHERE id = ?", arguments: [sensor.id])
         }
+    }
+
+    /// The tables (and their column) that schema.sql declares `REFERENCES sensors(id)`.
+    static func tablesOwnedBySensors(in db: Database) throws -> [(table: String, column: String)] {
+        try Row.fetchAll(db, sql: """
+            SELECT m.name, f."from" FROM sqlite_schema m, pragma_foreign_key_list(m.name) f
+            WHERE m.type = 'table' AND f."table" = 'sensors' ORDER BY m.name
+            """).map { ($0[0], $0[1]) }
     }
 }
