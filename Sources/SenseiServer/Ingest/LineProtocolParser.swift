@@ -140,8 +140,9 @@ public struct LineProtocolParser {
     /// Parses one line into `current`; the error message when it is bad.
     private mutating func parseLine(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> String? {
         current.line = LineSpan(start: start, end: end)
-        current.tags.removeAll(keepingCapacity: true)
-        current.fields.removeAll(keepingCapacity: true)
+        // Only when not empty: even an empty removal costs a generic call.
+        if !current.tags.isEmpty { current.tags.removeAll(keepingCapacity: true) }
+        if !current.fields.isEmpty { current.fields.removeAll(keepingCapacity: true) }
         current.timestamp = nil
         var i = start
         if let message = scanKey(buf, &i, end) { return message }
@@ -477,6 +478,16 @@ public struct LineProtocolParser {
     static func parseUInt64(_ buf: UnsafeBufferPointer<UInt8>, _ span: LineSpan) -> UInt64? {
         guard span.count > 0 else { return nil }
         var value: UInt64 = 0
+        if span.count <= 19 {
+            // 19 digits cannot pass UInt64.max: no overflow checks (a
+            // timestamp in nanoseconds is 19 digits).
+            for i in span.start..<span.end {
+                let digit = buf[i] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value &* 10 &+ UInt64(digit)
+            }
+            return value
+        }
         for i in span.start..<span.end {
             let digit = buf[i] &- UInt8(ascii: "0")
             guard digit < 10 else { return nil }
