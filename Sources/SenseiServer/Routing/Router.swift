@@ -78,13 +78,10 @@ public struct Router: Sendable {
 
     /// Whether the path has the pattern's length and literals; checked
     /// before any parameter is copied, as most routes do not fit.
-    /// Literals are compared as UTF-8 bytes: `==` on strings compares
-    /// canonical equivalence, which routing does not need and which cost
-    /// more than the rest of a match.
     private static func fits(_ segments: [Segment], _ parts: [Substring]) -> Bool {
         guard segments.count == parts.count else { return false }
-        for index in segments.indices {
-            if case .literal(let literal) = segments[index], !parts[index].utf8.elementsEqual(literal.utf8) { return false }
+        for (segment, part) in zip(segments, parts) {
+            if case .literal(let literal) = segment, part != literal { return false }
         }
         return true
     }
