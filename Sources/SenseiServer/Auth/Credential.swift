@@ -29,13 +29,29 @@ enum Credential {
     }
 
     /// The value after `scheme` (lowercase, with its trailing space); the
-    /// scheme is matched case-insensitively on bytes: no lowercased copy per request.
-    static func value(of scheme: String, in header: String) -> String? {
-        let trimmed = header.trimmingSpaces()
-        let scheme = scheme.utf8
-        guard trimmed.utf8.count > scheme.count,
-              zip(trimmed.utf8, scheme).allSatisfy({ $0 == $1 || $0 | 0x20 == $1 && $1 != UInt8(ascii: " ") }) else { return nil }
-        let value = Substring(trimmed.utf8.dropFirst(scheme.count)).trimmingSpaces()
-        return value.isEmpty ? nil : String(value)
+    /// scheme is matched case-insensitively, spaces and tabs around are
+    /// dropped. Read on the header's UTF-8 bytes: this runs on every request,
+    /// and trimming by `Character` cost more than hashing the token.
+    static func value(of scheme: StaticString, in header: String) -> String? {
+        var header = header
+        return header.withUTF8 { bytes -> String? in
+            func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+            var start = 0, end = bytes.count
+            while start < end, isBlank(bytes[start]) { start += 1 }
+            while end > start, isBlank(bytes[end - 1]) { end -= 1 }
+            let matched = scheme.withUTF8Buffer { scheme -> Bool in
+                guard end - start > scheme.count else { return false }
+                for (offset, wanted) in scheme.enumerated() {
+                    let byte = bytes[start + offset]
+                    // Letters in either case; the trailing space exactly.
+                    guard byte == wanted || (wanted != UInt8(ascii: " ") && byte | 0x20 == wanted) else { return false }
+                }
+                return true
+            }
+            guard matched else { return nil }
+            start += scheme.utf8CodeUnitCount
+            while start < end, isBlank(bytes[start]) { start += 1 }
+            return start < end ? String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) : nil
+        }
     }
 }
