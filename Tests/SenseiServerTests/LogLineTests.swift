@@ -9,15 +9,32 @@ import Testing
 struct LogLineTests {
     static func line(seconds: Int, nanoseconds: Int, _ level: Logger.Level, _ metadata: Logger.Metadata,
                      _ message: String) -> String {
-        var text = ""
+        var text: [UInt8] = []
         LogWriter.format(LogWriter.Entry(time: timespec(tv_sec: seconds, tv_nsec: nanoseconds), level: level,
                                          label: "sensei-server", message: message, metadata: metadata), into: &text)
-        return text
+        return String(decoding: text, as: UTF8.self)
     }
 
     @Test func aRequestLine() {
         #expect(Self.line(seconds: 1_736_424_000, nanoseconds: 7_000_000, .info, ["request": "7"], "POST /sensors/a/data 201 0.41ms")
             == "2025-01-09T12:00:00.007Z info sensei-server : request=7 POST /sensors/a/data 201 0.41ms\n")
+    }
+
+    /// One clock across lines, as a flush formats them: the date made for one
+    /// second must not leak into the next.
+    @Test func linesAcrossSecondsAndDays() {
+        var text: [UInt8] = []
+        var clock = LineClock()
+        for (seconds, nanoseconds) in [(1_736_467_199, 998_000_000), (1_736_467_199, 999_000_000), (1_736_467_200, 0)] {
+            LogWriter.format(LogWriter.Entry(time: timespec(tv_sec: seconds, tv_nsec: nanoseconds), level: .info,
+                                             label: "l", message: "m", metadata: [:]), into: &text, clock: &clock)
+        }
+        #expect(String(decoding: text, as: UTF8.self) == """
+            2025-01-09T23:59:59.998Z info l : m
+            2025-01-09T23:59:59.999Z info l : m
+            2025-01-10T00:00:00.000Z info l : m
+
+            """)
     }
 
     @Test func metadataInKeyOrderAndOtherValues() {
