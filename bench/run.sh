@@ -159,16 +159,26 @@ token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 export SENSEI_TOKEN=$token
 auth="Authorization: Bearer $token"
 
+# A process's CPU time so far (user + system), in clock ticks (run.clk_tck).
+process_ticks() {
+    awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+record run clk_tck "$(getconf CLK_TCK)"
+
 # wrk for a phase: run_wrk PHASE CONNECTIONS THREADS SCRIPT URL. Records wrk's
-# figures and, when the server runs, its RSS peak during the phase.
+# figures, the CPU time of the process under load ($cpu_pid, else the
+# server), and, when the server runs, its RSS peak during the phase.
 run_wrk() {
     local phase=$1 connections=$2 threads=$3 script=$4 url=$5
+    local measured=${cpu_pid:-$server_pid} ticks=""
+    [ -n "$measured" ] && ticks=$(process_ticks "$measured")
     if [ -n "$server_pid" ]; then
         "$bench_bin" rss --pid "$server_pid" --watch > "$work/rss-$phase.txt" &
         sampler_pid=$!
     fi
     run_in_background wrk --latency --timeout 10s -t"$threads" -c"$connections" -d"${DURATION}s" \
         -s "bench/$script" "$url" > "$work/wrk-$phase.txt"
+    [ -n "$ticks" ] && record "$phase" cpu_ticks $(( $(process_ticks "$measured") - ticks ))
     if [ -n "$sampler_pid" ]; then
         stop_process "$sampler_pid"
         sampler_pid=""
@@ -223,7 +233,7 @@ ceiling_phase() {
     hello_pid=$!
     wait_ready "http://127.0.0.1:$port/" "$hello_pid" "$work/$phase.log"
     warm_up "$CONNECTIONS" get.lua "http://127.0.0.1:$port/"
-    run_wrk "$phase" "$CONNECTIONS" "$WRK_THREADS" get.lua "http://127.0.0.1:$port/"
+    cpu_pid=$hello_pid run_wrk "$phase" "$CONNECTIONS" "$WRK_THREADS" get.lua "http://127.0.0.1:$port/"
     stop_process "$hello_pid"
     hello_pid=""
 }
@@ -273,10 +283,10 @@ curl -s -XPOST "$influx/query" --data-urlencode "q=CREATE DATABASE bench" > /dev
 say "InfluxDB single-point writes, $CONNECTIONS connections"
 warm_up "$CONNECTIONS" line-single.lua "$influx/write?db=bench"
 before=$(influx_count bench 'device_.*')
-run_wrk influx_single "$CONNECTIONS" "$WRK_THREADS" line-single.lua "$influx/write?db=bench"
+cpu_pid=$influx_pid run_wrk influx_single "$CONNECTIONS" "$WRK_THREADS" line-single.lua "$influx/write?db=bench"
 record influx_single stored $(( $(influx_count bench 'device_.*') - before ))
 say "InfluxDB batches of 1,000 points, $CONNECTIONS connections"
-run_wrk influx_batch "$CONNECTIONS" "$WRK_THREADS" line-batch.lua "$influx/write?db=bench&precision=ms"
+cpu_pid=$influx_pid run_wrk influx_batch "$CONNECTIONS" "$WRK_THREADS" line-batch.lua "$influx/write?db=bench&precision=ms"
 record influx_batch items 1000
 record influx_batch stored "$(influx_count bench '^batch$')"
 stop_process "$influx_pid"

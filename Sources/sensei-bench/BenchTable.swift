@@ -123,7 +123,7 @@ struct BenchTable {
     /// Whether the load was what it claims: errors per phase, rows stored,
     /// the server still up.
     func checks() -> [String] {
-        var table = [["phase", "requests", "non-2xx", "socket errors", "server RSS peak"]]
+        var table = [["phase", "requests", "non-2xx", "socket errors", "server RSS peak", "server CPU a request"]]
         let notServer = Self.ceilingPhases + Self.influxPhases
         for phase in notServer + Self.loadPhases where results.string("\(phase).requests") != nil {
             table.append([
@@ -132,6 +132,7 @@ struct BenchTable {
                 results.integer("\(phase).non2xx").map(Format.grouped) ?? "?",
                 results.integer("\(phase).socket_errors").map(Format.grouped) ?? "?",
                 notServer.contains(phase) ? "" : megabytes(results.integer("\(phase).rss_kb")),
+                cpu(phase),
             ])
         }
         var lines = Self.columns(table)
@@ -184,6 +185,18 @@ struct BenchTable {
     private func share(_ value: Double?, of ceiling: Double?) -> Double? {
         guard let value, let ceiling, ceiling > 0 else { return nil }
         return value / ceiling
+    }
+
+    /// The CPU time the phase's server (the ceiling, the peer or
+    /// sensei-server) spent a request, and how many cores that kept busy:
+    /// on two cores shared with wrk, what bounds a phase that is not waiting
+    /// for the disk.
+    func cpu(_ phase: String) -> String {
+        guard let ticks = results.number("\(phase).cpu_ticks"), let perSecond = results.number("run.clk_tck"),
+              let requests = results.number("\(phase).requests"), requests > 0,
+              let duration = results.number("\(phase).duration_us"), duration > 0 else { return "" }
+        let seconds = ticks / perSecond
+        return String(format: "%.1f µs (%.2f cores)", seconds / requests * 1e6, seconds / (duration / 1e6))
     }
 
     func rate(_ value: Double?, _ unit: String) -> String {
