@@ -23,7 +23,9 @@ extension HTTPServer {
             return
         }
         for (name, value) in response.headers {
-            _ = sensei_response_add_header(mhdResponse, name, value)
+            // withCString lends a native string's own bytes; passing the
+            // String itself made a C copy of each name and value.
+            _ = name.withCString { name in value.withCString { sensei_response_add_header(mhdResponse, name, $0) } }
         }
         if sensei_response_queue(connection, UInt32(response.status), mhdResponse) == 0 {
             logger.warning("could not queue a response", metadata: ["request": "\(request.id)"])
