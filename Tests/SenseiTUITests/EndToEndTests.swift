@@ -218,10 +218,21 @@ struct Tmux {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // The test's threads (the pool's, or a test's own) block most signals,
+        // and a child inherits that mask: the tmux server and its panes did,
+        // so kill-server's SIGHUP never reached the pane's `sleep 60` and each
+        // server outlived its test by a minute. Children start unblocked.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         var pid: pid_t = 0
         let cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
-        guard posix_spawnp(&pid, "tmux", &actions, nil, cArguments, environ) == 0 else {
+        guard posix_spawnp(&pid, "tmux", &actions, &attributes, cArguments, environ) == 0 else {
             throw TmuxError.failed(arguments.first ?? "", "cannot start tmux")
         }
         var status: Int32 = 0
