@@ -16,9 +16,14 @@ struct WatchCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "Sensor codes (or ids); none: every sensor.") var codes: [String] = []
 
-    func run() async throws {
-        // Ends on Ctrl-C or SIGTERM even when started with them ignored or
-        // blocked (both are inherited across exec: a parent's choice, not ours).
+    /// Ends on Ctrl-C or SIGTERM even when started with them ignored or
+    /// blocked (both are inherited across exec: a parent's choice, not ours).
+    /// Here, not in `run`: `validate` runs on the main thread, and a signal
+    /// mask is a thread's. `run` is async and runs on a pool thread, which the
+    /// pool may retire: with only that thread unblocked, a Ctrl-C could find
+    /// no thread to take it, and the watch never ended (EndToEndLiveTests, on
+    /// a loaded machine).
+    func validate() throws {
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
         var ending = sigset_t()
@@ -26,6 +31,9 @@ struct WatchCommand: AsyncParsableCommand {
         sigaddset(&ending, SIGINT)
         sigaddset(&ending, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &ending, nil)
+    }
+
+    func run() async throws {
         let config = try connection.resolve()
         guard let url = URL(string: config.url) else { throw ValidationError(ConfigError.invalidURL(config.url).description) }
         let client = APIClient(baseURL: url, token: config.token)
