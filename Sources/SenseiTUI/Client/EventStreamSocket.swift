@@ -21,13 +21,13 @@ final class EventStreamSocket: Sendable {
 
     /// Reads the stream at `host`:`port` `target` on a thread of its own into `continuation`.
     static func start(host: String, port: Int, target: String, token: String, silence: TimeInterval,
-                      continuation: AsyncThrowingStream<LiveEvent, any Error>.Continuation) {
+                      answer: TimeInterval, continuation: AsyncThrowingStream<LiveEvent, any Error>.Continuation) {
         let reader = EventStreamSocket()
         continuation.onTermination = { _ in reader.cancel() }
         let thread = Thread {
             do {
                 try reader.run(host: host, port: port, target: target, token: token, silence: silence,
-                               continuation: continuation)
+                               answer: answer, continuation: continuation)
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
@@ -45,7 +45,7 @@ final class EventStreamSocket: Sendable {
     }
 
     private func run(host: String, port: Int, target: String, token: String, silence: TimeInterval,
-                     continuation: AsyncThrowingStream<LiveEvent, any Error>.Continuation) throws {
+                     answer: TimeInterval, continuation: AsyncThrowingStream<LiveEvent, any Error>.Continuation) throws {
         let fd = try Self.connect(host: host, port: port, timeout: 10)
         descriptor.store(fd, ordering: .relaxed)
         defer {
@@ -53,8 +53,12 @@ final class EventStreamSocket: Sendable {
             close(fd)
         }
         if cancelled.load(ordering: .relaxed) { return }
-        var quiet = timeval(tv_sec: Int(max(1, silence)), tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &quiet, socklen_t(MemoryLayout<timeval>.size))
+        // The answer's head within `answer`, then events (heartbeats
+        // included) at least every `silence`. A server answers a stream at
+        // once; a connection that gets no answer at all (one taken into the
+        // backlog of a server that was stopping) is given up in seconds and
+        // reopened, not after the whole silence.
+        Self.setReadTimeout(min(silence, answer), on: fd)
         let request = "GET \(target) HTTP/1.0\r\nHost: \(host):\(port)\r\nAuthorization: Bearer \(token)\r\n"
             + "Accept: text/event-stream\r\n\r\n"
         guard Self.sendAll(Array(request.utf8), on: fd) else { throw SyncFailure.unreachable("connection lost") }
@@ -82,6 +86,7 @@ final class EventStreamSocket: Sendable {
                     throw SyncFailure.invalidResponse("malformed HTTP answer")
                 }
                 status = code
+                Self.setReadTimeout(silence, on: fd)
                 buffer.removeFirst(end.upperBound)
                 if code == 200 { continuation.yield(.opened) }
             }
@@ -93,6 +98,11 @@ final class EventStreamSocket: Sendable {
         }
         if let status, status != 200 { throw APIClient.failure(status: status, body: buffer) }
         if status == nil && !cancelled.load(ordering: .relaxed) { throw SyncFailure.unreachable("connection lost") }
+    }
+
+    private static func setReadTimeout(_ seconds: TimeInterval, on fd: Int32) {
+        var limit = timeval(tv_sec: Int(max(1, seconds)), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// A connected TCP socket, or `.unreachable` saying why not.

@@ -38,8 +38,10 @@ extension APIClient {
     /// the stream ends; it then finishes, or throws what went wrong (a refusal
     /// with the server's message, or `.unreachable`). A stream that stays
     /// silent past `silence` (the server sends a heartbeat every 15 s) counts
-    /// as dropped.
-    public func live(sensors: [String] = [], silence: TimeInterval = 45) -> AsyncThrowingStream<LiveEvent, any Error> {
+    /// as dropped, and so does a connection the server does not answer within
+    /// `answer` (a server answers a stream at once).
+    public func live(sensors: [String] = [], silence: TimeInterval = 45,
+                     answer: TimeInterval = 10) -> AsyncThrowingStream<LiveEvent, any Error> {
         AsyncThrowingStream { continuation in
             let request: URLRequest
             do {
@@ -57,7 +59,7 @@ extension APIClient {
                 var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
                 if let query = components.percentEncodedQuery { target += "?" + query }
                 EventStreamSocket.start(host: host, port: url.port ?? 80, target: target, token: token,
-                                        silence: silence, continuation: continuation)
+                                        silence: silence, answer: answer, continuation: continuation)
                 return
             }
             let reader = EventStreamDelegate(continuation: continuation)
