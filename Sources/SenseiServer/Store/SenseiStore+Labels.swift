@@ -6,8 +6,7 @@ import SenseiModels
 public typealias LabelPatch = [String: String?]
 
 extension SenseiStore {
-    /// Gives `sensors` (in id order, those `filter` selects) their labels,
-    /// read in one pass in the same order: no lookup per sensor.
+    /// One sensor's labels.
     static func labels(of sensorID: Int64, in db: Database) throws -> [String: String] {
         let statement = BoundStatement(try db.cachedStatement(sql: "SELECT key, value FROM sensor_labels WHERE sensor_id = ?"))
         statement.bind(1, sensorID)

@@ -7,16 +7,6 @@ extension SenseiStore {
         retention_days
         """
 
-    static func sensor(from row: Row) -> Sensor {
-        let latestTimestamp: Int64? = row[8]
-        let latest = latestTimestamp.map { Reading(timestamp: Timestamp(milliseconds: $0), value: row[9]) }
-        return Sensor(
-            id: row[0], code: row[1], name: row[2], units: row[3],
-            valueType: ValueType(rawValue: row[4]) ?? .float,
-            createdAt: Timestamp(milliseconds: row[5]), updatedAt: Timestamp(milliseconds: row[6]),
-            latest: latest, count: row[7], retentionDays: row[10])
-    }
-
     /// Every sensor, oldest first; with `labels`, only those carrying every
     /// one of those pairs.
     public func sensors(labeled filter: [(key: String, value: String)] = []) throws -> [Sensor] {
@@ -72,16 +62,17 @@ extension SenseiStore {
     }
 
     static func fetchSensor(_ reference: SensorReference, in db: Database) throws -> Sensor? {
-        var sensor: Sensor?
+        let lookup: BoundStatement
         switch reference {
         case .id(let id):
-            let statement = try db.cachedStatement(sql: "SELECT \(sensorColumns) FROM sensors WHERE id = ?")
-            sensor = try Row.fetchOne(statement, arguments: [id]).map(sensor(from:))
+            lookup = BoundStatement(try db.cachedStatement(sql: "SELECT \(sensorColumns) FROM sensors WHERE id = ?"))
+            lookup.bind(1, id)
         case .code(let code):
-            let statement = try db.cachedStatement(sql: "SELECT \(sensorColumns) FROM sensors WHERE code = ?")
-            sensor = try Row.fetchOne(statement, arguments: [code]).map(sensor(from:))
+            lookup = BoundStatement(try db.cachedStatement(sql: "SELECT \(sensorColumns) FROM sensors WHERE code = ?"))
+            lookup.bind(1, code)
         }
-        if let id = sensor?.id { sensor?.labels = try labels(of: id, in: db) }
+        guard var sensor = try lookup.first(sensor(from:)) else { return nil }
+        sensor.labels = try labels(of: sensor.id, in: db)
         return sensor
     }
 
