@@ -59,17 +59,9 @@ extension SenseiStore {
                                   hints: ReceiveTimeHints, tap: ReadingTap, maxSensors: Int)
         -> @Sendable (Database) throws -> SeriesWrite {
         { db in
-            var groups: [SeriesGroup] = []
-            var groupOf: [SeriesIdentity: Int] = [:]
-            for batch in batches {
-                if let group = groupOf[batch.series.identity] {
-                    groups[group].batch.readings += batch.readings
-                    groups[group].batch.positions += batch.positions
-                } else {
-                    groupOf[batch.series.identity] = groups.count
-                    groups.append(SeriesGroup(batch: batch))
-                }
-            }
+            var gathering = SeriesBatch.Gathering()
+            for batch in batches { gathering.add(batch) }
+            var groups = gathering.batches.map { SeriesGroup(batch: $0) }
             var outcome = SeriesIngestOutcome()
             var stored: [StoredReadings] = []
             var refused: [SeriesRefusal] = []

@@ -92,19 +92,41 @@ public struct SeriesBatch: Sendable {
 
     /// Points grouped by series, in the order each series first appears.
     public static func grouping(_ points: [SeriesPoint]) -> [SeriesBatch] {
-        var batches: [SeriesBatch] = []
-        var batchOf: [SeriesIdentity: Int] = [:]
+        var gathering = Gathering()
         for (position, point) in points.enumerated() {
-            let reading = ReadingInput(timestamp: point.timestamp, value: point.value)
-            if let index = batchOf[point.series.identity] {
-                batches[index].readings.append(reading)
-                batches[index].positions.append(position)
-            } else {
-                batchOf[point.series.identity] = batches.count
-                batches.append(SeriesBatch(series: point.series, readings: [reading], positions: [position]))
-            }
+            gathering.add(ReadingInput(timestamp: point.timestamp, value: point.value), at: position, of: point.series)
         }
-        return batches
+        return gathering.batches
+    }
+
+    /// Batches gathered by series identity, in the order each series first
+    /// comes; a series keeps its first description.
+    struct Gathering {
+        private(set) var batches: [SeriesBatch] = []
+        private var indexOf: [SeriesIdentity: Int] = [:]
+
+        mutating func add(_ reading: ReadingInput, at position: Int, of series: Series) {
+            let index = self.index(of: series)
+            batches[index].readings.append(reading)
+            batches[index].positions.append(position)
+        }
+
+        /// A batch of a series not seen yet is kept as it is, not copied.
+        mutating func add(_ batch: SeriesBatch) {
+            guard let index = indexOf[batch.series.identity] else {
+                indexOf[batch.series.identity] = batches.count
+                batches.append(batch)
+                return
+            }
+            batches[index].readings += batch.readings
+            batches[index].positions += batch.positions
+        }
+
+        private mutating func index(of series: Series) -> Int {
+            if let index = indexOf[series.identity] { return index }
+            add(SeriesBatch(series: series))
+            return batches.count - 1
+        }
     }
 }
 
