@@ -478,19 +478,15 @@ public struct LineProtocolParser {
     static func parseUInt64(_ buf: UnsafeBufferPointer<UInt8>, _ span: LineSpan) -> UInt64? {
         guard span.count > 0 else { return nil }
         var value: UInt64 = 0
-        if span.count <= 19 {
-            // 19 digits cannot pass UInt64.max: no overflow checks (a
-            // timestamp in nanoseconds is 19 digits).
-            for i in span.start..<span.end {
-                let digit = buf[i] &- UInt8(ascii: "0")
-                guard digit < 10 else { return nil }
-                value = value &* 10 &+ UInt64(digit)
-            }
-            return value
-        }
         for i in span.start..<span.end {
             let digit = buf[i] &- UInt8(ascii: "0")
             guard digit < 10 else { return nil }
+            // 19 digits cannot pass UInt64.max (a timestamp in nanoseconds
+            // is 19 digits): only a 20th digit or later is checked.
+            if i - span.start < 19 {
+                value = value &* 10 &+ UInt64(digit)
+                continue
+            }
             let (times, o1) = value.multipliedReportingOverflow(by: 10)
             let (plus, o2) = times.addingReportingOverflow(UInt64(digit))
             if o1 || o2 { return nil }
