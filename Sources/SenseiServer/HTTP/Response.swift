@@ -24,9 +24,10 @@ public struct Response: Sendable {
     public static let jsonType = "application/json; charset=utf-8"
 
     /// A JSON body written by `write`.
-    public static func json(status: Int = 200, capacity: Int = 256, _ write: (inout JSONWriter) -> Void) -> Response {
+    public static func json(status: Int = 200, capacity: Int = 256,
+                            _ write: (inout JSONWriter) throws -> Void) rethrows -> Response {
         var writer = JSONWriter(capacity: capacity)
-        write(&writer)
+        try write(&writer)
         return Response(status: status, headers: [("Content-Type", jsonType)], body: writer.bytes)
     }
 

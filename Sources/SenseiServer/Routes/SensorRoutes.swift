@@ -36,14 +36,14 @@ struct SensorRoutes {
 
     /// `{"sensors":[…]}`, each sensor written as the store reads it.
     private func listResponse(labeled filter: [(key: String, value: String)]) throws -> Response {
-        var writer = JSONWriter(capacity: listCache.expectedSize)
-        writer.beginObject()
-        writer.key("sensors")
-        writer.beginArray()
-        try store.forEachSensor(labeled: filter) { $0.write(to: &writer) }
-        writer.endArray()
-        writer.endObject()
-        return Response(status: 200, headers: [("Content-Type", Response.jsonType)], body: writer.bytes)
+        try Response.json(capacity: listCache.expectedSize) { writer in
+            writer.beginObject()
+            writer.key("sensors")
+            writer.beginArray()
+            try store.forEachSensor(labeled: filter) { $0.write(to: &writer) }
+            writer.endArray()
+            writer.endObject()
+        }
     }
 
     private func show(_ segment: String) throws -> Response {
