@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A task executor with one thread of its own. A test that blocks (a socket
 /// read from a live server, a child process, a synchronous `waitUntil`) runs
@@ -8,13 +7,10 @@ import Synchronization
 /// tests used to stall every async wait, and the dashboard's sync tasks those
 /// waits were waiting for, past their bounds.
 package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
-    private struct State {
-        var jobs: [UnownedJob] = []
-        var stopped = false
-    }
-
-    private let state = Mutex(State())
+    /// Guards `jobs` and `stopped`, and wakes the thread.
     private let ready = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var stopped = false
 
     package init(name: String) {
         let thread = Thread { [self] in run() }
@@ -25,7 +21,7 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         ready.lock()
-        state.withLock { $0.jobs.append(job) }
+        jobs.append(job)
         ready.signal()
         ready.unlock()
     }
@@ -33,7 +29,7 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     /// Lets the thread end once it has run the jobs already queued.
     package func stop() {
         ready.lock()
-        state.withLock { $0.stopped = true }
+        stopped = true
         ready.signal()
         ready.unlock()
     }
@@ -41,17 +37,14 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     private func run() {
         while true {
             ready.lock()
-            var next = state.withLock { $0.jobs.isEmpty ? nil : $0.jobs.removeFirst() }
-            while next == nil {
-                if state.withLock({ $0.stopped }) {
-                    ready.unlock()
-                    return
-                }
-                ready.wait()
-                next = state.withLock { $0.jobs.isEmpty ? nil : $0.jobs.removeFirst() }
+            while jobs.isEmpty && !stopped { ready.wait() }
+            guard !jobs.isEmpty else {
+                ready.unlock()
+                return
             }
+            let next = jobs.removeFirst()
             ready.unlock()
-            next?.runSynchronously(on: asUnownedTaskExecutor())
+            next.runSynchronously(on: asUnownedTaskExecutor())
         }
     }
 }
