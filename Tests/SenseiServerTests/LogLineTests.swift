@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import SenseiModels
 import Testing
 @testable import SenseiServer
 
@@ -18,6 +19,21 @@ struct LogLineTests {
     @Test func aRequestLine() {
         #expect(Self.line(seconds: 1_736_424_000, nanoseconds: 7_000_000, .info, ["request": "7"], "POST /sensors/a/data 201 0.41ms")
             == "2025-01-09T12:00:00.007Z info sensei-server : request=7 POST /sensors/a/data 201 0.41ms\n")
+    }
+
+    /// A request line queued as its parts (`RequestLog` under `serve`) reads
+    /// as the one the logger writes elsewhere, its time as `formatNumber`
+    /// writes the milliseconds to the hundredth.
+    @Test(arguments: [UInt64(0), 4_100_000, 4_109_999, 1_500_000, 2_000_000, 10_050_000, 12_345_678_901, 999_990_000])
+    func aQueuedRequestLineReadsAsTheLoggedOne(elapsed: UInt64) {
+        let request = RequestLine(id: 7, method: "POST", path: "/sensors/a/data", status: 201, elapsedNanoseconds: elapsed)
+        let time = timespec(tv_sec: 1_736_424_000, tv_nsec: 7_000_000)
+        var queued: [UInt8] = []
+        LogWriter.format(LogWriter.Entry(time: time, label: "sensei-server", request: request), into: &queued)
+        let milliseconds = formatNumber(Double(elapsed / 10_000) / 100)
+        #expect(String(decoding: queued, as: UTF8.self)
+            == Self.line(seconds: 1_736_424_000, nanoseconds: 7_000_000, .info, ["request": "7"],
+                         "POST /sensors/a/data 201 \(milliseconds)ms"))
     }
 
     /// One clock across lines, as a flush formats them: the date made for one

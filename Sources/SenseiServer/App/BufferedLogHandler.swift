@@ -22,7 +22,7 @@ struct BufferedLogHandler: LogHandler {
     let label: String
     var logLevel: Logger.Level
     var metadata: Logger.Metadata = [:]
-    private let writer: LogWriter
+    let writer: LogWriter
 
     init(label: String, level: Logger.Level, writer: LogWriter = .standardError) {
         self.label = label
@@ -58,8 +58,27 @@ final class LogWriter: Sendable {
         let time: timespec
         let level: Logger.Level
         let label: String
-        let message: String
-        let metadata: Logger.Metadata
+        let text: Text
+
+        enum Text: Sendable {
+            case message(String, metadata: Logger.Metadata)
+            /// A request log line, formatted only here (`RequestLog`).
+            case request(RequestLine)
+        }
+
+        init(time: timespec, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) {
+            self.time = time
+            self.level = level
+            self.label = label
+            text = .message(message, metadata: metadata)
+        }
+
+        init(time: timespec, label: String, request: RequestLine) {
+            self.time = time
+            level = .info
+            self.label = label
+            text = .request(request)
+        }
     }
 
     private struct Queue {
@@ -165,13 +184,21 @@ final class LogWriter: Sendable {
         text.append(UInt8(ascii: " "))
         text.append(contentsOf: entry.label.utf8)
         text.append(contentsOf: " :".utf8)
-        if entry.metadata.count == 1, let (key, value) = entry.metadata.first {
-            append(key, value, to: &text)
-        } else {
-            for (key, value) in entry.metadata.sorted(by: { $0.key < $1.key }) { append(key, value, to: &text) }
+        switch entry.text {
+        case .message(let message, let metadata):
+            if metadata.count == 1, let (key, value) = metadata.first {
+                append(key, value, to: &text)
+            } else {
+                for (key, value) in metadata.sorted(by: { $0.key < $1.key }) { append(key, value, to: &text) }
+            }
+            text.append(UInt8(ascii: " "))
+            text.append(contentsOf: message.utf8)
+        case .request(let line):
+            text.append(contentsOf: " request=".utf8)
+            RequestLine.appendDecimal(line.id, to: &text)
+            text.append(UInt8(ascii: " "))
+            line.appendMessage(to: &text)
         }
-        text.append(UInt8(ascii: " "))
-        text.append(contentsOf: entry.message.utf8)
         text.append(UInt8(ascii: "\n"))
     }
 

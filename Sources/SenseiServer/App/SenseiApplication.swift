@@ -23,6 +23,9 @@ public final class SenseiApplication: Sendable {
         public var alerts = AlertService.Configuration()
         /// `--mqtt`: subscribe to a broker; nil: no MQTT.
         public var mqtt: MQTTSettings?
+        /// The queue behind the logger's `BufferedLogHandler`, when it has
+        /// one: request lines are then queued there as they are (`RequestLog`).
+        var logWriter: LogWriter?
 
         public init() {}
 
@@ -70,7 +73,8 @@ public final class SenseiApplication: Sendable {
         let router = router
         let authenticator = authenticator
         let routeMetrics = RouteMetrics(registry: metrics.registry, router: router)
-        http = HTTPServer(configuration: configuration.http, logger: logger, observer: routeMetrics) { request, responder in
+        http = HTTPServer(configuration: configuration.http, logger: logger,
+                          requestLog: RequestLog(logger: logger, writer: configuration.logWriter), observer: routeMetrics) { request, responder in
             Self.handle(request, router: router, authenticator: authenticator, logger: logger, responder: responder)
         }
         metrics.attach(http)

@@ -141,6 +141,7 @@ struct ServeCommand: ParsableCommand {
         var configuration = SenseiApplication.Configuration()
         configuration.dataDirectory = data.dataDirectory
         configuration.presharedToken = ProcessInfo.processInfo.environment["SENSEI_TOKEN"]
+        configuration.logWriter = .standardError
         configuration.http.host = host
         configuration.http.port = UInt16(port)
         configuration.http.threads = threads

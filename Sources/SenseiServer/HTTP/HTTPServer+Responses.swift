@@ -30,15 +30,12 @@ extension HTTPServer {
         if sensei_response_queue(connection, UInt32(response.status), mhdResponse) == 0 {
             logger.warning("could not queue a response", metadata: ["request": "\(request.id)"])
         }
-        let logs = logger.logLevel <= .info
-        guard logs || observer != nil else { return }
+        guard requestLog.isOn || observer != nil else { return }
         let elapsed = monotonicNanoseconds() &- request.started
         observer?.responded(method: request.method, path: request.path, route: route, status: response.status,
                             seconds: Double(elapsed) * 1e-9)
-        guard logs else { return }
-        let milliseconds = Double(elapsed / 10_000) / 100
-        logger.info("\(request.method) \(request.path) \(response.status) \(formatNumber(milliseconds))ms",
-                    metadata: ["request": "\(request.id)"])
+        requestLog.record(RequestLine(id: request.id, method: request.method, path: request.path,
+                                      status: response.status, elapsedNanoseconds: elapsed))
     }
 
     /// The MHD response of a stream, which the server ends at shutdown; once

@@ -54,6 +54,7 @@ public final class HTTPServer: Sendable {
 
     let configuration: Configuration
     let logger: Logger
+    let requestLog: RequestLog
     let observer: (any HTTPServerObserver)?
     let handler: Handler
     private let daemon = Mutex<DaemonHandle?>(nil)
@@ -68,10 +69,17 @@ public final class HTTPServer: Sendable {
     let bufferedBodyBytes = Atomic<Int>(0)
     let requestCounter = Atomic<UInt64>(0)
 
-    public init(configuration: Configuration, logger: Logger, observer: (any HTTPServerObserver)? = nil,
-                handler: @escaping Handler) {
+    public convenience init(configuration: Configuration, logger: Logger, observer: (any HTTPServerObserver)? = nil,
+                            handler: @escaping Handler) {
+        self.init(configuration: configuration, logger: logger, requestLog: RequestLog(logger: logger),
+                  observer: observer, handler: handler)
+    }
+
+    init(configuration: Configuration, logger: Logger, requestLog: RequestLog,
+         observer: (any HTTPServerObserver)? = nil, handler: @escaping Handler) {
         self.configuration = configuration
         self.logger = logger
+        self.requestLog = requestLog
         self.observer = observer
         self.handler = handler
     }

@@ -28,10 +28,11 @@ public struct Router: Sendable {
         let action: Action
     }
 
-    /// The values of a route's `:name` segments.
+    /// The values of a route's `:name` segments: a route has one or two, so
+    /// a list searched in order, not a dictionary hashing each name.
     public struct Parameters: Sendable {
-        fileprivate var values: [String: String] = [:]
-        public subscript(name: String) -> String { values[name] ?? "" }
+        fileprivate var values: [(name: String, value: String)] = []
+        public subscript(name: String) -> String { values.first { $0.name == name }?.value ?? "" }
     }
 
     fileprivate enum Segment: Sendable, Equatable {
@@ -59,7 +60,8 @@ public struct Router: Sendable {
     }
 
     private mutating func add(_ method: String, _ pattern: String, scope: Scope?, action: Action) {
-        let segments = Self.split(pattern).map { $0.hasPrefix(":") ? Segment.parameter(String($0.dropFirst())) : .literal(String($0)) }
+        let segments = Self.split(pattern).map { pattern[$0] }
+            .map { $0.hasPrefix(":") ? Segment.parameter(String($0.dropFirst())) : .literal(String($0)) }
         routes.append(Route(method: method, pattern: pattern, scope: scope, index: routes.count,
                             segments: segments, action: action))
     }
@@ -69,8 +71,8 @@ public struct Router: Sendable {
         // HEAD is GET without a body; libmicrohttpd drops the body.
         let wanted = method == "HEAD" ? "GET" : method
         var allowed: [String] = []
-        for route in routes where Self.fits(route.segments, parts) {
-            if route.method == wanted { return .found(route, Self.bind(route.segments, to: parts)) }
+        for route in routes where Self.fits(route.segments, parts, of: path) {
+            if route.method == wanted { return .found(route, Self.bind(route.segments, to: parts, of: path)) }
             if !allowed.contains(route.method) { allowed.append(route.method) }
         }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
@@ -78,40 +80,41 @@ public struct Router: Sendable {
 
     /// Whether the path has the pattern's length and literals; checked
     /// before any parameter is copied, as most routes do not fit.
-    private static func fits(_ segments: [Segment], _ parts: [Substring]) -> Bool {
+    private static func fits(_ segments: [Segment], _ parts: [Range<String.Index>], of path: String) -> Bool {
         guard segments.count == parts.count else { return false }
         for (segment, part) in zip(segments, parts) {
-            if case .literal(let literal) = segment, part != literal { return false }
+            if case .literal(let literal) = segment, !path.utf8[part].elementsEqual(literal.utf8) { return false }
         }
         return true
     }
 
-    private static func bind(_ segments: [Segment], to parts: [Substring]) -> Parameters {
+    private static func bind(_ segments: [Segment], to parts: [Range<String.Index>], of path: String) -> Parameters {
         var parameters = Parameters()
         for (segment, part) in zip(segments, parts) {
-            if case .parameter(let name) = segment { parameters.values[name] = String(part) }
+            if case .parameter(let name) = segment { parameters.values.append((name, String(path[part]))) }
         }
         return parameters
     }
 
     /// The path's segments between slashes, without a leading or trailing
-    /// one. Cut on the UTF-8 bytes: `String.split` walks grapheme clusters,
-    /// which cost more than the rest of routing together.
-    private static func split(_ path: String) -> [Substring] {
+    /// one, as ranges of it. Cut on the UTF-8 bytes: `String.split` walks
+    /// grapheme clusters, which cost more than the rest of routing together;
+    /// and ranges, not `Substring`s, each of which retained the path.
+    private static func split(_ path: String) -> [Range<String.Index>] {
         let bytes = path.utf8
-        var parts: [Substring] = []
+        var parts: [Range<String.Index>] = []
         var start = bytes.startIndex
         if start != bytes.endIndex && bytes[start] == UInt8(ascii: "/") { start = bytes.index(after: start) }
         var index = start
         while index != bytes.endIndex {
             if bytes[index] == UInt8(ascii: "/") {
-                parts.append(path[start..<index])
+                parts.append(start..<index)
                 start = bytes.index(after: index)
             }
             index = bytes.index(after: index)
         }
         // A trailing slash is ignored; "", "/" and "//" are the root.
-        if start != bytes.endIndex { parts.append(path[start..<bytes.endIndex]) }
-        return parts == [""] ? [] : parts
+        if start != bytes.endIndex { parts.append(start..<bytes.endIndex) }
+        return parts.count == 1 && parts[0].isEmpty ? [] : parts
     }
 }
