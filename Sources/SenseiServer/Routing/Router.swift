@@ -1,5 +1,9 @@
 import SenseiModels
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The route table: method and path pattern → required scope and handler.
 ///
 /// Patterns are literal segments and `:name` parameters, matched whole; a
@@ -36,7 +40,8 @@ public struct Router: Sendable {
     }
 
     fileprivate enum Segment: Sendable, Equatable {
-        case literal(String)
+        /// Its UTF-8 bytes, compared with the path's.
+        case literal([UInt8])
         case parameter(String)
     }
 
@@ -60,61 +65,71 @@ public struct Router: Sendable {
     }
 
     private mutating func add(_ method: String, _ pattern: String, scope: Scope?, action: Action) {
-        let segments = Self.split(pattern).map { pattern[$0] }
-            .map { $0.hasPrefix(":") ? Segment.parameter(String($0.dropFirst())) : .literal(String($0)) }
+        var pattern = pattern
+        let segments = pattern.withUTF8 { bytes in
+            Self.split(bytes).map { range in
+                bytes[range].first == UInt8(ascii: ":")
+                    ? Segment.parameter(String(decoding: bytes[range].dropFirst(), as: UTF8.self))
+                    : .literal(Array(bytes[range]))
+            }
+        }
         routes.append(Route(method: method, pattern: pattern, scope: scope, index: routes.count,
                             segments: segments, action: action))
     }
 
     public func match(method: String, path: String) -> Match {
-        let parts = Self.split(path)
         // HEAD is GET without a body; libmicrohttpd drops the body.
         let wanted = method == "HEAD" ? "GET" : method
-        var allowed: [String] = []
-        for route in routes where Self.fits(route.segments, parts, of: path) {
-            if route.method == wanted { return .found(route, Self.bind(route.segments, to: parts, of: path)) }
-            if !allowed.contains(route.method) { allowed.append(route.method) }
+        var path = path
+        return path.withUTF8 { bytes in
+            let parts = Self.split(bytes)
+            var allowed: [String] = []
+            for route in routes where Self.fits(route.segments, parts, of: bytes) {
+                if route.method == wanted { return .found(route, Self.bind(route.segments, to: parts, of: bytes)) }
+                if !allowed.contains(route.method) { allowed.append(route.method) }
+            }
+            return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
         }
-        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
     }
 
     /// Whether the path has the pattern's length and literals; checked
     /// before any parameter is copied, as most routes do not fit.
-    private static func fits(_ segments: [Segment], _ parts: [Range<String.Index>], of path: String) -> Bool {
+    private static func fits(_ segments: [Segment], _ parts: [Range<Int>], of path: UnsafeBufferPointer<UInt8>) -> Bool {
         guard segments.count == parts.count else { return false }
         for (segment, part) in zip(segments, parts) {
-            if case .literal(let literal) = segment, !path.utf8[part].elementsEqual(literal.utf8) { return false }
+            guard case .literal(let literal) = segment else { continue }
+            guard literal.count == part.count else { return false }
+            if part.isEmpty { continue }
+            guard literal.withUnsafeBytes({ memcmp($0.baseAddress!, path.baseAddress! + part.lowerBound, part.count) }) == 0
+            else { return false }
         }
         return true
     }
 
-    private static func bind(_ segments: [Segment], to parts: [Range<String.Index>], of path: String) -> Parameters {
+    private static func bind(_ segments: [Segment], to parts: [Range<Int>], of path: UnsafeBufferPointer<UInt8>) -> Parameters {
         var parameters = Parameters()
         for (segment, part) in zip(segments, parts) {
-            if case .parameter(let name) = segment { parameters.values.append((name, String(path[part]))) }
+            if case .parameter(let name) = segment {
+                parameters.values.append((name, String(decoding: path[part], as: UTF8.self)))
+            }
         }
         return parameters
     }
 
     /// The path's segments between slashes, without a leading or trailing
-    /// one, as ranges of it. Cut on the UTF-8 bytes: `String.split` walks
-    /// grapheme clusters, which cost more than the rest of routing together;
-    /// and ranges, not `Substring`s, each of which retained the path.
-    private static func split(_ path: String) -> [Range<String.Index>] {
-        let bytes = path.utf8
-        var parts: [Range<String.Index>] = []
-        var start = bytes.startIndex
-        if start != bytes.endIndex && bytes[start] == UInt8(ascii: "/") { start = bytes.index(after: start) }
-        var index = start
-        while index != bytes.endIndex {
-            if bytes[index] == UInt8(ascii: "/") {
-                parts.append(start..<index)
-                start = bytes.index(after: index)
-            }
-            index = bytes.index(after: index)
+    /// one, as ranges of its UTF-8 bytes: `String.split` walks grapheme
+    /// clusters, which cost more than the rest of routing together, and each
+    /// `Substring` retained the path.
+    private static func split(_ path: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+        var parts: [Range<Int>] = []
+        parts.reserveCapacity(8)
+        var start = path.first == UInt8(ascii: "/") ? 1 : 0
+        for index in start..<path.count where path[index] == UInt8(ascii: "/") {
+            parts.append(start..<index)
+            start = index + 1
         }
         // A trailing slash is ignored; "", "/" and "//" are the root.
-        if start != bytes.endIndex { parts.append(start..<bytes.endIndex) }
+        if start < path.count { parts.append(start..<path.count) }
         return parts.count == 1 && parts[0].isEmpty ? [] : parts
     }
 }

@@ -76,14 +76,18 @@ final class GroupCommit: Sendable {
     }
 
     private func run() {
-        while true {
-            wake.wait()
-            let (writes, isStopping) = queue.withLock { queue in
-                defer { queue.writes.removeAll(keepingCapacity: true) }
-                return (queue.writes, queue.isStopping)
+        // The write path's statements are prepared once for this thread, and
+        // let go before `stop` returns and the pool may close.
+        WriterStatements.attached {
+            while true {
+                wake.wait()
+                let (writes, isStopping) = queue.withLock { queue in
+                    defer { queue.writes.removeAll(keepingCapacity: true) }
+                    return (queue.writes, queue.isStopping)
+                }
+                if !writes.isEmpty { commit(writes) }
+                if isStopping && queue.withLock({ $0.writes.isEmpty }) { break }
             }
-            if !writes.isEmpty { commit(writes) }
-            if isStopping && queue.withLock({ $0.writes.isEmpty }) { break }
         }
         stopped.signal()
     }
@@ -127,10 +131,10 @@ final class GroupCommit: Sendable {
     /// `body` in a transaction whose BEGIN and COMMIT are prepared once:
     /// GRDB's `inTransaction` parses both again for every transaction.
     private static func inTransaction(_ db: Database, _ body: () throws -> Void) throws {
-        try BoundStatement(db.cachedStatement(sql: "BEGIN IMMEDIATE")).run()
+        try BoundStatement(db.writeStatement("BEGIN IMMEDIATE")).run()
         do {
             try body()
-            try BoundStatement(db.cachedStatement(sql: "COMMIT")).run()
+            try BoundStatement(db.writeStatement("COMMIT")).run()
         } catch {
             // A failed COMMIT may have ended the transaction already.
             if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }

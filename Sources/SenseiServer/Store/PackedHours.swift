@@ -95,7 +95,7 @@ enum PackedHours {
 
     /// The start of the sensor's newest packed hour, nil if it has none.
     static func newestHour(of sensorID: Int64, in db: Database) throws -> Int64? {
-        let statement = BoundStatement(try db.cachedStatement(sql: """
+        let statement = BoundStatement(try db.writeStatement("""
             SELECT start FROM reading_blocks WHERE sensor_id = ? ORDER BY start DESC LIMIT 1
             """))
         statement.bind(1, sensorID)

@@ -45,7 +45,7 @@ struct ReadingInsertion {
         fold = newestEstimate.flatMap { RollupFold.target(after: $0, from: sensor.rollupsUntil) }
         if let fold { try RollupFold.fold(sensorID: sensor.id, from: sensor.rollupsUntil, to: fold, in: db) }
         frontier = fold ?? sensor.rollupsUntil ?? .min
-        insertRow = BoundStatement(try db.cachedStatement(sql: """
+        insertRow = BoundStatement(try db.writeStatement("""
             INSERT INTO readings (sensor_id, ts, value) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
             """))
     }
@@ -100,7 +100,7 @@ struct ReadingInsertion {
     /// ?`: a retry that resends the same value changes nothing, and so costs
     /// the rollups nothing.
     private mutating func replaceValue(with reading: StampedReading) throws {
-        let replace = try replaceRow ?? BoundStatement(db.cachedStatement(sql: """
+        let replace = try replaceRow ?? BoundStatement(db.writeStatement("""
             UPDATE readings SET value = ?1 WHERE sensor_id = ?2 AND ts = ?3 AND value <> ?1
             """))
         replaceRow = replace
@@ -127,7 +127,7 @@ struct ReadingInsertion {
         if let nextReceiveTime { hints.record(nextReceiveTime, for: sensorID) }
         guard let newest else { return }
         try rollups.apply(to: sensorID, in: db)
-        let update = BoundStatement(try db.cachedStatement(sql: """
+        let update = BoundStatement(try db.writeStatement("""
             UPDATE sensors SET
                 reading_count = reading_count + ?1,
                 latest_value = CASE WHEN latest_ts IS NULL OR ?2 >= latest_ts THEN ?3 ELSE latest_value END,

@@ -82,12 +82,12 @@ extension SenseiStore {
         let lookup: BoundStatement
         switch reference {
         case .id(let id):
-            lookup = BoundStatement(try db.cachedStatement(sql: """
+            lookup = BoundStatement(try db.writeStatement("""
                 SELECT id, value_type, rollups_until, code FROM sensors WHERE id = ?
                 """))
             lookup.bind(1, id)
         case .code(let code):
-            lookup = BoundStatement(try db.cachedStatement(sql: """
+            lookup = BoundStatement(try db.writeStatement("""
                 SELECT id, value_type, rollups_until, code FROM sensors WHERE code = ?
                 """))
             lookup.bind(1, code)
