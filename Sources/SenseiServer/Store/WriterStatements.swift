@@ -31,14 +31,14 @@ final class WriterStatements {
 
     /// Runs `body` with a cache attached to the current thread; the cache
     /// and its statements are let go when `body` returns.
-    static func attached(_ body: () -> Void) {
+    static func attached<Result>(_ body: () throws -> Result) rethrows -> Result {
         let cache = WriterStatements()
         pthread_setspecific(key, Unmanaged.passUnretained(cache).toOpaque())
         defer {
             pthread_setspecific(key, nil)
             withExtendedLifetime(cache) {}
         }
-        body()
+        return try body()
     }
 
     /// The current thread's cache, if it has one.
