@@ -18,6 +18,25 @@ struct ResponseCompressionTests {
         #expect(ResponseCompression.acceptsGzip(header) == accepted, "\(header)")
     }
 
+    /// Header names match in any case; a body already encoded is left alone.
+    @Test func headerNamesInAnyCase() {
+        let body = [UInt8](repeating: UInt8(ascii: "a"), count: 2_048)
+        for name in ["Content-Type", "content-type", "CONTENT-TYPE"] {
+            let response = ResponseCompression.apply(to: Response(status: 200, headers: [(name, "application/json")], body: body),
+                                                     acceptEncoding: "gzip")
+            #expect(response.headers.contains { $0 == ("Content-Encoding", "gzip") }, "\(name)")
+        }
+        for name in ["Content-Encoding", "content-encoding", "CONTENT-ENCODING"] {
+            let response = ResponseCompression.apply(
+                to: Response(status: 200, headers: [("Content-Type", "application/json"), (name, "br")], body: body),
+                acceptEncoding: "gzip")
+            #expect(response.body == body && !response.headers.contains { $0.value == "gzip" }, "\(name)")
+        }
+        let other = ResponseCompression.apply(to: Response(status: 200, headers: [("Content-Types", "application/json")], body: body),
+                                              acceptEncoding: "gzip")
+        #expect(other.body == body)
+    }
+
     @Test func gzipAnswersDecodeToExactlyThePlainOnes() async throws {
         try await withTestServer { server in
             let readings = (0..<2_000).map { #"{"timestamp":\#(1_736_424_000 + $0 * 30),"value":\#(Double($0 % 173) / 8)}"# }
