@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh: the Sensei benchmark, rerunnable by anyone (see bench/README.md).
 #
-#   bench/run.sh                      # about a minute and a half, plus the release build
+#   bench/run.sh                      # about eight minutes, plus the release build
 #   DURATION=30 bench/run.sh          # longer phases
 #   LOG_LEVEL=warning bench/run.sh    # the server logs no request: shows what logging costs
 #
@@ -37,6 +37,8 @@
 #   SKIP_BUILD=1      use the binaries already in SCRATCH
 #   KEEP=1            keep the temporary directory (database, logs, wrk output)
 #   MQTT_MESSAGES=40000  messages the MQTT phase publishes (to each subscriber)
+#   ROUNDS=3          rounds of the alternated single writes (durable ceiling, InfluxDB, sensei-server)
+#   ROUND_DURATION=4  seconds each of them takes the load in a round
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -57,8 +59,10 @@ SCRATCH=${SCRATCH:-.build}
 SKIP_BUILD=${SKIP_BUILD:-0}
 KEEP=${KEEP:-0}
 MQTT_MESSAGES=${MQTT_MESSAGES:-40000}
+ROUNDS=${ROUNDS:-3}
+ROUND_DURATION=${ROUND_DURATION:-4}
 
-for name in DURATION WARMUP THREADS CONNECTIONS WRK_THREADS MQTT_MESSAGES; do
+for name in DURATION WARMUP THREADS CONNECTIONS WRK_THREADS MQTT_MESSAGES ROUNDS ROUND_DURATION; do
     [[ ${!name} =~ ^[0-9]+$ ]] || { echo "bench: $name must be a whole number" >&2; exit 2; }
 done
 [ "$DURATION" -ge 1 ] || { echo "bench: DURATION must be at least 1" >&2; exit 2; }
@@ -165,9 +169,10 @@ process_ticks() {
 }
 record run clk_tck "$(getconf CLK_TCK)"
 
-# wrk for a phase: run_wrk PHASE CONNECTIONS THREADS SCRIPT URL. Records wrk's
-# figures, the CPU time of the process under load ($cpu_pid, else the
-# server), and, when the server runs, its RSS peak during the phase.
+# wrk for a phase: run_wrk PHASE CONNECTIONS THREADS SCRIPT URL, for $duration
+# seconds (default DURATION). Records wrk's figures, the CPU time of the
+# process under load ($cpu_pid, else the server), and, when the server runs,
+# its RSS peak during the phase.
 run_wrk() {
     local phase=$1 connections=$2 threads=$3 script=$4 url=$5
     local measured=${cpu_pid:-$server_pid} ticks=""
@@ -176,7 +181,7 @@ run_wrk() {
         "$bench_bin" rss --pid "$server_pid" --watch > "$work/rss-$phase.txt" &
         sampler_pid=$!
     fi
-    run_in_background wrk --latency --timeout 10s -t"$threads" -c"$connections" -d"${DURATION}s" \
+    run_in_background wrk --latency --timeout 10s -t"$threads" -c"$connections" -d"${duration:-$DURATION}s" \
         -s "bench/$script" "$url" > "$work/wrk-$phase.txt"
     [ -n "$ticks" ] && record "$phase" cpu_ticks $(( $(process_ticks "$measured") - ticks ))
     if [ -n "$sampler_pid" ]; then
@@ -348,6 +353,38 @@ warm_up "$CONNECTIONS" post-single.lua "$base/sensors/bench/data"
 before=$(total_count)
 run_wrk single "$CONNECTIONS" "$WRK_THREADS" post-single.lua "$base/sensors/bench/data"
 record single stored $(( $(total_count) - before ))
+
+# --- (b2) single writes in alternation ------------------------------------------
+# The phases run minutes apart, and the load others put on this machine moves
+# in between: InfluxDB's single writes measured 12,720 to 20,437 req/s over one
+# day's runs, the durable ceiling 30,006 to 44,071. So here the durable ceiling,
+# InfluxDB and sensei-server take the same single-write load in turn,
+# ROUND_DURATION seconds each, ROUNDS times; the table's single-write targets
+# are the medians of the rounds' ratios (every round's figures are printed
+# too). Batches are not alternated: a round's batch of old readings would set
+# the server's compactor to work during the next rounds.
+say "single writes in alternation: the durable ceiling, InfluxDB, sensei-server; $ROUNDS rounds of ${ROUND_DURATION} s each"
+durable_port=$(free_port 39500)
+"$bench_bin" hello --host 127.0.0.1 --port "$durable_port" --threads "$THREADS" \
+    --durable-file "$work/durable-rounds.wal" > "$work/durable-rounds.log" 2>&1 &
+hello_pid=$!
+wait_ready "http://127.0.0.1:$durable_port/" "$hello_pid" "$work/durable-rounds.log"
+start_influx influx-rounds
+curl -s -XPOST "$influx/query" --data-urlencode "q=CREATE DATABASE bench" > /dev/null
+warm_up "$CONNECTIONS" line-single.lua "$influx/write?db=bench"
+record rounds count "$ROUNDS"
+for round in $(seq "$ROUNDS"); do
+    duration=$ROUND_DURATION cpu_pid=$hello_pid run_wrk "round_durable_$round" "$CONNECTIONS" "$WRK_THREADS" \
+        get.lua "http://127.0.0.1:$durable_port/"
+    duration=$ROUND_DURATION cpu_pid=$influx_pid run_wrk "round_influx_$round" "$CONNECTIONS" "$WRK_THREADS" \
+        line-single.lua "$influx/write?db=bench"
+    duration=$ROUND_DURATION run_wrk "round_single_$round" "$CONNECTIONS" "$WRK_THREADS" \
+        post-single.lua "$base/sensors/bench/data"
+done
+stop_process "$hello_pid"
+hello_pid=""
+stop_process "$influx_pid"
+influx_pid=""
 
 # --- (c) batch POSTs --------------------------------------------------------------
 say "batch POSTs of 1,000 readings, $CONNECTIONS connections"

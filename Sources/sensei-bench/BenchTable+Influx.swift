@@ -10,12 +10,19 @@ extension BenchTable {
     var influxSingleRows: [Row] {
         guard let peer = results.rate("influx_single") else { return [] }
         let ratio = results.rate("single").map { $0 / peer }
-        return [
+        // With rounds, the target is theirs (BenchTable+Rounds.swift).
+        let alternated = roundsMedian { $0.single / $0.influx }
+        var rows = [
             Row(metric: "InfluxDB 1.6 single writes (peer)", value: rate(peer, "req/s")),
             Row(metric: "InfluxDB single p50 / p99", value: latencies("influx_single")),
-            Row(metric: "single POST / InfluxDB single", value: times(ratio), target: "≥ 1.5×",
-                met: ratio.map { $0 >= Self.singlePeerTarget }),
+            Row(metric: "single POST / InfluxDB single", value: times(ratio), target: alternated == nil ? "≥ 1.5×" : "",
+                met: alternated == nil ? ratio.map { $0 >= Self.singlePeerTarget } : nil),
         ]
+        if let alternated {
+            rows.append(Row(metric: roundsLabel, value: times(alternated), target: "≥ 1.5×",
+                            met: alternated >= Self.singlePeerTarget))
+        }
+        return rows
     }
 
     /// After the batch rows: InfluxDB's 1,000-point batches, the server's

@@ -1,0 +1,49 @@
+/// The single writes taken in alternation (bench/run.sh's rounds): in each
+/// round the durable ceiling, InfluxDB and sensei-server take the same load
+/// within seconds of each other, so the machine's drift between phases minutes
+/// apart (the peer moved by half between runs of one day) does not decide the
+/// ratio. The single-write targets use the median of the rounds' ratios.
+extension BenchTable {
+    struct Round {
+        let number: Int
+        let durable: Double
+        let influx: Double
+        let single: Double
+    }
+
+    var rounds: [Round] {
+        guard let count = results.integer("rounds.count"), count > 0 else { return [] }
+        return (1...count).compactMap { number in
+            guard let durable = results.rate("round_durable_\(number)"), let influx = results.rate("round_influx_\(number)"),
+                  let single = results.rate("round_single_\(number)"), durable > 0, influx > 0 else { return nil }
+            return Round(number: number, durable: durable, influx: influx, single: single)
+        }
+    }
+
+    /// The median of a ratio over the rounds; nil without rounds.
+    func roundsMedian(_ ratio: (Round) -> Double) -> Double? {
+        let ratios = rounds.map(ratio).sorted()
+        guard !ratios.isEmpty else { return nil }
+        let middle = ratios.count / 2
+        return ratios.count % 2 == 1 ? ratios[middle] : (ratios[middle - 1] + ratios[middle]) / 2
+    }
+
+    /// The metric's name for the rounds' row.
+    var roundsLabel: String { "  in alternation, median of \(rounds.count)" }
+
+    /// Each round's rates (with each server's CPU a request), and its ratios.
+    var roundsChecks: [String] {
+        rounds.map { round in
+            "round \(round.number): durable ceiling \(measured(round.durable, "round_durable_\(round.number)")), "
+                + "InfluxDB \(measured(round.influx, "round_influx_\(round.number)")), "
+                + "sensei-server \(measured(round.single, "round_single_\(round.number)")): "
+                + "\(Int((round.single / round.durable * 100).rounded()))% of the ceiling, "
+                + Format.decimal(round.single / round.influx, places: 2) + "× InfluxDB"
+        }
+    }
+
+    private func measured(_ requestsPerSecond: Double, _ phase: String) -> String {
+        let cpu = cpu(phase)
+        return rate(requestsPerSecond, "req/s") + (cpu.isEmpty ? "" : " at \(cpu)")
+    }
+}
