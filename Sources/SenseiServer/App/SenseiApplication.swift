@@ -73,8 +73,9 @@ public final class SenseiApplication: Sendable {
         let router = router
         let authenticator = authenticator
         let routeMetrics = RouteMetrics(registry: metrics.registry, router: router)
-        http = HTTPServer(configuration: configuration.http, logger: logger,
-                          requestLog: RequestLog(logger: logger, writer: configuration.logWriter), observer: routeMetrics) { request, responder in
+        let requestLog = RequestLog(logger: logger, writer: configuration.logWriter)
+        http = HTTPServer(configuration: configuration.http, logger: logger, requestLog: requestLog,
+                          observer: routeMetrics) { request, responder in
             Self.handle(request, router: router, authenticator: authenticator, logger: logger, responder: responder)
         }
         metrics.attach(http)

@@ -18,6 +18,8 @@ import Glibc
 struct RequestLog: Sendable {
     private let logger: Logger
     /// The queue behind `logger`'s handler, when it is a `BufferedLogHandler`.
+    /// Lines queued there carry the logger's label and level, not metadata
+    /// set on the logger itself (`serve` sets none).
     private let writer: LogWriter?
     /// Whether lines are kept at the logger's level.
     let isOn: Bool
