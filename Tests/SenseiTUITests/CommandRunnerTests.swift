@@ -69,9 +69,9 @@ final class MessageCollector: Sendable {
                 #expect(detail.statistics?.count == 4)
 
                 let before = detail.readings[1].timestamp
-                runner.run(.loadReadings(sensorId: ids[0], range: .hour, before: before, limit: 10))
+                runner.run(.loadReadings(sensorId: ids[0], from: detail.start, before: before, limit: 10))
                 let page = try await collector.take {
-                    if case .readingsLoaded(let id, .hour, let readings) = $0, id == ids[0] { readings } else { nil }
+                    if case .readingsLoaded(let id, detail.start, let readings) = $0, id == ids[0] { readings } else { nil }
                 }
                 #expect(page == Array(detail.readings[2...]))
             }

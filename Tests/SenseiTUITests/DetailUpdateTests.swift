@@ -101,12 +101,15 @@ import SenseiModels
         model.detail?.data = data
         #expect(data.totalReadings == 288)
         let (loading, commands) = press(model, .pageDown)
-        #expect(commands == [.loadReadings(sensorId: 1, range: .day, before: all[19].timestamp, limit: 500)])
+        #expect(commands == [.loadReadings(sensorId: 1, from: data.start, before: all[19].timestamp, limit: 500)])
         #expect(loading.detail?.isLoadingMore == true)
         // No second request while one runs.
         #expect(press(loading, .pageDown).1.isEmpty)
         let page = Array(all[20...])
-        let (loaded, _) = update(loading, .readingsLoaded(sensorId: 1, range: .day, readings: page))
+        // A page read for another window (the range changed meanwhile) is dropped.
+        let (stale, _) = update(loading, .readingsLoaded(sensorId: 1, from: data.start.adding(milliseconds: -1), readings: page))
+        #expect(stale.detail?.data?.readings == Array(all.prefix(20)))
+        let (loaded, _) = update(loading, .readingsLoaded(sensorId: 1, from: data.start, readings: page))
         #expect(loaded.detail?.data?.readings == all)
         #expect(loaded.detail?.isLoadingMore == false)
         #expect(press(loaded, .pageDown).1.isEmpty)
@@ -121,7 +124,7 @@ import SenseiModels
         #expect(before.detail?.tableOffset == 273 && none.isEmpty)
         let (loading, commands) = press(before, .pageDown)
         #expect(commands.count == 1)
-        let (done, _) = update(loading, .readingsLoaded(sensorId: 1, range: .day, readings: []))
+        let (done, _) = update(loading, .readingsLoaded(sensorId: 1, from: loading.detail!.data!.start, readings: []))
         #expect(done.detail?.data?.totalReadings == 288)
         #expect(press(done, .pageDown).1.isEmpty)
     }

@@ -132,12 +132,7 @@ import SenseiModels
     /// The cache reads a window it is given, not the range's.
     @Test func theCacheReadsTheZoomedWindow() async throws {
         try await withScratch { scratch in
-            let cache = try scratch.openCache()
-            let sensor = Fixture.temperature.sensor
-            _ = try cache.mergeSensors([sensor])
-            let readings = (0..<288).map { Reading(timestamp: Timestamp(milliseconds: Self.now - Int64(287 - $0) * 300_000),
-                                                   value: Double($0)) }
-            try cache.insertReadings(readings, sensorId: sensor.id)
+            let (cache, sensor) = try Self.dayOfReadings(in: scratch)
             let window = (Self.now - 2 * Self.hour)...(Self.now - Self.hour)
             let data = try #require(try cache.detail(sensorId: sensor.id, range: .day, now: Fixture.now, window: window))
             #expect(data.zoomed && data.start.milliseconds == window.lowerBound && data.end.milliseconds == window.upperBound)
@@ -147,5 +142,44 @@ import SenseiModels
             let day = try #require(try cache.detail(sensorId: sensor.id, range: .day, now: Fixture.now))
             #expect(!day.zoomed && day.statistics?.count == 288)
         }
+    }
+
+    /// A zoom's readings table pages on to the zoom's start, not the range's.
+    @Test func theTableOfAZoomEndsWhereItsChartDoes() async throws {
+        try await withScratch { scratch in
+            let (cache, sensor) = try Self.dayOfReadings(in: scratch)
+            let window = (Self.now - 2 * Self.hour)...(Self.now - Self.hour)
+            var data = try #require(try cache.detail(sensorId: sensor.id, range: .day, now: Fixture.now, window: window,
+                                                     tablePage: 5))
+            #expect(data.readings.count == 5 && data.totalReadings == 13)
+
+            // Scrolling near the end of the loaded rows asks for the window's next page...
+            var model = Fixture.detailModel(range: .day)
+            _ = model.update(.keyPressed(.character("+")))
+            model.detail?.zoom = window
+            _ = model.update(.detailLoaded(data))
+            let commands = press(model, .pageDown).1
+            let before = try #require(data.readings.last?.timestamp)
+            #expect(commands == [.loadReadings(sensorId: sensor.id, from: Timestamp(milliseconds: window.lowerBound),
+                                               before: before, limit: 500)])
+
+            // ...which ends at the window's start: 8 more, none older.
+            let page = try cache.readings(sensorId: sensor.id, from: data.start, before: before, limit: 500)
+            #expect(page.count == 8)
+            #expect(page.last?.timestamp.milliseconds == window.lowerBound)
+            data.readings += page
+            #expect(data.readings.count == data.totalReadings)
+        }
+    }
+
+    /// A cache holding the temperature sensor's last day, a reading every 5 minutes (288).
+    static func dayOfReadings(in scratch: Scratch) throws -> (SensorCache, Sensor) {
+        let cache = try scratch.openCache()
+        let sensor = Fixture.temperature.sensor
+        _ = try cache.mergeSensors([sensor])
+        let readings = (0..<288).map { Reading(timestamp: Timestamp(milliseconds: now - Int64(287 - $0) * 300_000),
+                                               value: Double($0)) }
+        try cache.insertReadings(readings, sensorId: sensor.id)
+        return (cache, sensor)
     }
 }

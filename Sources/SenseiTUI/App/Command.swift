@@ -13,9 +13,9 @@ public enum Command: Hashable, Sendable {
     /// Read the details of several sensors over one range or zoomed window;
     /// answer `.compareLoaded`.
     case loadCompare(sensorIds: [Int64], range: TimeRange, window: ClosedRange<Int64>?)
-    /// Read up to `limit` readings of the range older than `before`, newest
-    /// first; answer `.readingsLoaded`.
-    case loadReadings(sensorId: Int64, range: TimeRange, before: Timestamp, limit: Int)
+    /// Read up to `limit` readings from `from` (the detail's window start, a
+    /// zoom's too) and older than `before`, newest first; answer `.readingsLoaded`.
+    case loadReadings(sensorId: Int64, from: Timestamp, before: Timestamp, limit: Int)
     /// Read the alert rules last seen from the cache; answer `.alertsLoaded`.
     case loadAlerts
     /// Keep the user's order of the sensors (ids, top first) in the cache.

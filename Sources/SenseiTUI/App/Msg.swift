@@ -14,8 +14,9 @@ public enum Msg: Hashable, Sendable {
     case detailLoaded(DetailData)
     /// Answers `.loadCompare`: one detail per sensor still cached, in order.
     case compareLoaded([DetailData])
-    /// An older page of the readings table, newest first, answering `.loadReadings`.
-    case readingsLoaded(sensorId: Int64, range: TimeRange, readings: [Reading])
+    /// An older page of the readings table, newest first, answering
+    /// `.loadReadings`; `from` is the window start it was read from.
+    case readingsLoaded(sensorId: Int64, from: Timestamp, readings: [Reading])
     /// A sync is under way: `done` of `total` sensors brought up to date (0
     /// of n once the sensor list is in the cache: the list can show).
     case syncProgress(done: Int, total: Int)

@@ -134,7 +134,8 @@ extension AppModel {
            state.tableOffset + 2 * rows >= data.readings.count {
             let before = data.readings.last?.timestamp ?? data.end.adding(milliseconds: 1)
             state.isLoadingMore = true
-            commands.append(.loadReadings(sensorId: state.sensorId, range: range, before: before,
+            // From the window shown, a zoom's too: the table ends where its chart does.
+            commands.append(.loadReadings(sensorId: state.sensorId, from: data.start, before: before,
                                           limit: Self.readingsPage))
         }
         detail = state

@@ -55,9 +55,11 @@ extension AppModel {
             state.data = details
             compare = state
             return []
-        case .readingsLoaded(let sensorId, let range, let readings):
-            guard var state = detail, state.sensorId == sensorId, range == self.range,
-                  var data = state.data else { return [] }
+        case .readingsLoaded(let sensorId, let from, let readings):
+            // A page of another window (the range or zoom changed meanwhile) is dropped.
+            guard var state = detail, state.sensorId == sensorId, var data = state.data, data.start == from else {
+                return []
+            }
             let oldest = data.readings.last?.timestamp
             data.readings += readings.filter { oldest == nil || $0.timestamp < oldest! }
             // An empty page means the cache has no more, whatever the count said.

@@ -41,13 +41,19 @@ extension SensorCache {
     }
 
     /// Up to `limit` readings of the range's window older than `before`
-    /// (exclusive), newest first: the readings table's next page.
+    /// (exclusive), newest first.
     public func readings(sensorId: Int64, range: TimeRange, before: Timestamp, limit: Int,
                          now: Timestamp = .now()) throws -> [Reading] {
+        let start = range.milliseconds.map { Timestamp(milliseconds: now.milliseconds - $0) }
+        return try readings(sensorId: sensorId, from: start ?? Timestamp(milliseconds: .min), before: before, limit: limit)
+    }
+
+    /// Up to `limit` readings from `start` (inclusive) and older than `before`
+    /// (exclusive), newest first: the readings table's next page of a window.
+    public func readings(sensorId: Int64, from start: Timestamp, before: Timestamp, limit: Int) throws -> [Reading] {
         try pool.read { db in
-            let start = range.milliseconds.map { now.milliseconds - $0 } ?? Int64.min
-            return try Self.readingsNewestFirst(sensorId: sensorId, from: start, through: before.milliseconds - 1,
-                                                limit: limit, in: db)
+            try Self.readingsNewestFirst(sensorId: sensorId, from: start.milliseconds, through: before.milliseconds - 1,
+                                         limit: limit, in: db)
         }
     }
 

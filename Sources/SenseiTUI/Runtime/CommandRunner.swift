@@ -77,11 +77,10 @@ public final class CommandRunner: Sendable {
                     try cache.detail(sensorId: id, range: range, now: at, window: window)
                 })
             }
-        case .loadReadings(let sensorId, let range, let before, let limit):
-            onQueue { [cache, now] in
-                .readingsLoaded(sensorId: sensorId, range: range,
-                                readings: try cache.readings(sensorId: sensorId, range: range, before: before,
-                                                             limit: limit, now: now()))
+        case .loadReadings(let sensorId, let from, let before, let limit):
+            onQueue { [cache] in
+                .readingsLoaded(sensorId: sensorId, from: from,
+                                readings: try cache.readings(sensorId: sensorId, from: from, before: before, limit: limit))
             }
         case .loadAlerts:
             onQueue { [cache] in .alertsLoaded(try cache.cachedAlerts()) }
