@@ -36,6 +36,20 @@ struct LogLineTests {
                          "POST /sensors/a/data 201 \(milliseconds)ms"))
     }
 
+    /// A path the client percent-encoded with a newline, a space or a control
+    /// character stays one line of four fields: those are written as `%XX`.
+    @Test func aRequestLineCannotForgeAnother() {
+        let request = RequestLine(id: 9, method: "GET", path: "/sensors\ninfo sensei-server : forged\r\u{7F}\t/é",
+                                  status: 404, elapsedNanoseconds: 120_000)
+        var text: [UInt8] = []
+        LogWriter.format(LogWriter.Entry(time: timespec(tv_sec: 0, tv_nsec: 0), label: "sensei-server", request: request),
+                         into: &text)
+        let line = String(decoding: text, as: UTF8.self)
+        #expect(line == "1970-01-01T00:00:00.000Z info sensei-server : request=9 "
+            + "GET /sensors%0Ainfo%20sensei-server%20:%20forged%0D%7F%09/é 404 0.12ms\n")
+        #expect(line.split(separator: "\n").count == 1)
+    }
+
     /// One clock across lines, as a flush formats them: the date made for one
     /// second must not leak into the next.
     @Test func linesAcrossSecondsAndDays() {

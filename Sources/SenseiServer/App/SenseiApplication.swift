@@ -197,7 +197,8 @@ public final class SenseiApplication: Sendable {
         case let error as StoreError where error.apiError.status != 500:
             return .error(error.apiError)
         default:
-            logger.error("\(request.method) \(request.path) failed: \(error)", metadata: ["request": "\(request.id)"])
+            logger.error("\(RequestLine.word(request.method)) \(RequestLine.word(request.path)) failed: \(error)",
+                         metadata: ["request": "\(request.id)"])
             return .error(.internalError)
         }
     }

@@ -55,9 +55,9 @@ struct RequestLine: Sendable {
     /// `POST /sensors/a/data 201 0.41ms`: the time in milliseconds to the
     /// hundredth, trailing zeros dropped, as `formatNumber` writes it.
     func appendMessage(to text: inout [UInt8]) {
-        text.append(contentsOf: method.utf8)
+        Self.appendWord(method, to: &text)
         text.append(UInt8(ascii: " "))
-        text.append(contentsOf: path.utf8)
+        Self.appendWord(path, to: &text)
         text.append(UInt8(ascii: " "))
         Self.appendDecimal(UInt64(clamping: status), to: &text)
         text.append(UInt8(ascii: " "))
@@ -70,6 +70,33 @@ struct RequestLine: Sendable {
             if fraction % 10 != 0 { text.append(UInt8(ascii: "0") + UInt8(fraction % 10)) }
         }
         text.append(contentsOf: "ms".utf8)
+    }
+
+    /// The method or path as one word: spaces and control characters (which
+    /// a client sends as `%20`, `%0A` and the like, and the server decodes)
+    /// are written back as `%XX`, so a path cannot end the line early or
+    /// forge another, and the line still splits into its four fields.
+    static func appendWord(_ word: String, to text: inout [UInt8]) {
+        for byte in word.utf8 {
+            if byte > 0x20 && byte != 0x7F {
+                text.append(byte)
+            } else {
+                text.append(UInt8(ascii: "%"))
+                text.append(hexDigit(byte >> 4))
+                text.append(hexDigit(byte & 0xF))
+            }
+        }
+    }
+
+    /// `appendWord` as a string, for other log lines that name a request.
+    static func word(_ word: String) -> String {
+        var text: [UInt8] = []
+        appendWord(word, to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
     static func appendDecimal(_ value: UInt64, to text: inout [UInt8]) {
