@@ -50,6 +50,13 @@ struct LogLineTests {
         #expect(line.split(separator: "\n").count == 1)
     }
 
+    /// Whatever a message or a metadata value quotes (an error's SQL, a
+    /// device's MQTT topic), an entry is one line.
+    @Test func controlCharactersStayOnTheLine() {
+        #expect(Self.line(seconds: 0, nanoseconds: 0, .debug, ["topic": "a\nb"], "dropped on a\nb\r\tc\u{1}\u{7F}: é")
+            == #"1970-01-01T00:00:00.000Z debug sensei-server : topic=a\nb dropped on a\nb\r\tc\x01\x7f: é"# + "\n")
+    }
+
     /// One clock across lines, as a flush formats them: the date made for one
     /// second must not leak into the next.
     @Test func linesAcrossSecondsAndDays() {

@@ -192,7 +192,7 @@ final class LogWriter: Sendable {
                 for (key, value) in metadata.sorted(by: { $0.key < $1.key }) { append(key, value, to: &text) }
             }
             text.append(UInt8(ascii: " "))
-            text.append(contentsOf: message.utf8)
+            appendOneLine(message, to: &text)
         case .request(let line):
             text.append(contentsOf: " request=".utf8)
             RequestLine.appendDecimal(line.id, to: &text)
@@ -207,9 +207,29 @@ final class LogWriter: Sendable {
         text.append(contentsOf: key.utf8)
         text.append(UInt8(ascii: "="))
         if case .string(let string) = value {
-            text.append(contentsOf: string.utf8)
+            appendOneLine(string, to: &text)
         } else {
-            text.append(contentsOf: value.description.utf8)
+            appendOneLine(value.description, to: &text)
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// `value` with its control characters written as `\n`, `\r`, `\t` or
+    /// `\xHH`: an entry is one line whatever it quotes (an error's SQL, a
+    /// device's MQTT topic), so none can end a line early or forge another.
+    private static func appendOneLine(_ value: String, to text: inout [UInt8]) {
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\n"): text.append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\r"): text.append(contentsOf: #"\r"#.utf8)
+            case UInt8(ascii: "\t"): text.append(contentsOf: #"\t"#.utf8)
+            case 0..<0x20, 0x7F:
+                text.append(contentsOf: #"\x"#.utf8)
+                text.append(hexDigits[Int(byte >> 4)])
+                text.append(hexDigits[Int(byte & 0xF)])
+            default: text.append(byte)
+            }
         }
     }
 }
