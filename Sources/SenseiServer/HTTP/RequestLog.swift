@@ -1,5 +1,4 @@
 import Logging
-import SenseiModels
 
 #if canImport(Glibc)
 import Glibc
@@ -10,11 +9,11 @@ import Glibc
 ///
 /// At the default level there is a line a request, so where the log thread's
 /// queue is known (`serve`), a line is queued as its parts and formatted on
-/// that thread (`LogWriter.append(_:label:)`). Made as a swift-log message
-/// (string interpolation, a metadata dictionary, the handler's merge), it cost
-/// the worker 8,400 instructions a request (callgrind, single POSTs): more
-/// than routing and authorizing together. Elsewhere (tests, the bench's hello
-/// server), lines go through the logger as before, word for word the same.
+/// that thread (`LogWriter.Entry(time:label:request:)`). Made as a swift-log
+/// message (string interpolation, a metadata dictionary, the handler's
+/// merge), it cost the worker 8,400 instructions a request (callgrind, single
+/// POSTs), more than routing did. Elsewhere (tests, the bench's hello
+/// server), lines go through the logger, word for word the same.
 struct RequestLog: Sendable {
     private let logger: Logger
     /// The queue behind `logger`'s handler, when it is a `BufferedLogHandler`.
