@@ -31,14 +31,14 @@
 #   WARMUP=1          seconds of unmeasured load before the hello, durable and single phases
 #   THREADS=8         HTTP worker threads of the ceilings (and of sensei-server when set)
 #   CONNECTIONS=16    wrk connections (the year query always uses 1)
-#   WRK_THREADS=2     wrk threads
+#   WRK_THREADS=2     wrk threads (at most 4)
 #   LOG_LEVEL=        sensei-server's --log-level; unset: its default (info, a line per request)
 #   SCRATCH=.build    SwiftPM scratch path
 #   SKIP_BUILD=1      use the binaries already in SCRATCH
 #   KEEP=1            keep the temporary directory (database, logs, wrk output)
 #   MQTT_MESSAGES=40000  messages the MQTT phase publishes (to each subscriber)
-#   ROUNDS=3          rounds of the alternated single writes (durable ceiling, InfluxDB, sensei-server)
-#   ROUND_DURATION=4  seconds each of them takes the load in a round
+#   ROUNDS=3          rounds of the writes in alternation (at most 5)
+#   ROUND_DURATION=4  seconds each server takes a load in a round (at most 8)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -66,6 +66,10 @@ for name in DURATION WARMUP THREADS CONNECTIONS WRK_THREADS MQTT_MESSAGES ROUNDS
     [[ ${!name} =~ ^[0-9]+$ ]] || { echo "bench: $name must be a whole number" >&2; exit 2; }
 done
 [ "$DURATION" -ge 1 ] || { echo "bench: DURATION must be at least 1" >&2; exit 2; }
+# The rounds' line-protocol timestamps have room for that much (bench/line-batch.lua).
+[ "$ROUNDS" -ge 1 ] && [ "$ROUNDS" -le 5 ] || { echo "bench: ROUNDS must be 1 to 5" >&2; exit 2; }
+[ "$ROUND_DURATION" -ge 1 ] && [ "$ROUND_DURATION" -le 8 ] || { echo "bench: ROUND_DURATION must be 1 to 8" >&2; exit 2; }
+[ "$WRK_THREADS" -le 4 ] || { echo "bench: WRK_THREADS must be at most 4" >&2; exit 2; }
 [ "$CONNECTIONS" -ge "$WRK_THREADS" ] || { echo "bench: CONNECTIONS must be at least WRK_THREADS" >&2; exit 2; }
 
 say() { echo "bench: $*" >&2; }
@@ -354,16 +358,20 @@ before=$(total_count)
 run_wrk single "$CONNECTIONS" "$WRK_THREADS" post-single.lua "$base/sensors/bench/data"
 record single stored $(( $(total_count) - before ))
 
-# --- (b2) single writes in alternation ------------------------------------------
+# --- (b2) writes in alternation --------------------------------------------------
 # The phases run minutes apart, and the load others put on this machine moves
 # in between: InfluxDB's single writes measured 12,720 to 20,437 req/s over one
-# day's runs, the durable ceiling 30,006 to 44,071. So here the durable ceiling,
-# InfluxDB and sensei-server take the same single-write load in turn,
-# ROUND_DURATION seconds each, ROUNDS times; the table's single-write targets
-# are the medians of the rounds' ratios (every round's figures are printed
-# too). Batches are not alternated: a round's batch of old readings would set
-# the server's compactor to work during the next rounds.
-say "single writes in alternation: the durable ceiling, InfluxDB, sensei-server; $ROUNDS rounds of ${ROUND_DURATION} s each"
+# day's runs, the durable ceiling 30,006 to 47,382. So here the durable ceiling,
+# InfluxDB and sensei-server take the same single writes in turn, then InfluxDB
+# and sensei-server the same line-protocol batches, ROUND_DURATION seconds each,
+# ROUNDS times; the table's targets against the ceiling and the peer are the
+# medians of the rounds' ratios (every round's figures are printed too). The
+# batches' timestamps are from the last day (ROUND, bench/line-batch.lua), so
+# the server's compactor, which packs readings a day old, has no work from one
+# round in the next. JSON batches are not alternated: their timestamps are a
+# second apart, a request's span 17 minutes, and a round's would reach back
+# past a day.
+say "writes in alternation: the durable ceiling, InfluxDB, sensei-server; $ROUNDS rounds of ${ROUND_DURATION} s each"
 durable_port=$(free_port 39500)
 "$bench_bin" hello --host 127.0.0.1 --port "$durable_port" --threads "$THREADS" \
     --durable-file "$work/durable-rounds.wal" > "$work/durable-rounds.log" 2>&1 &
@@ -380,6 +388,10 @@ for round in $(seq "$ROUNDS"); do
         line-single.lua "$influx/write?db=bench"
     duration=$ROUND_DURATION run_wrk "round_single_$round" "$CONNECTIONS" "$WRK_THREADS" \
         post-single.lua "$base/sensors/bench/data"
+    ROUND=$round duration=$ROUND_DURATION cpu_pid=$influx_pid run_wrk "round_influx_batch_$round" "$CONNECTIONS" \
+        "$WRK_THREADS" line-batch.lua "$influx/write?db=bench&precision=ms"
+    ROUND=$round duration=$ROUND_DURATION run_wrk "round_line_$round" "$CONNECTIONS" "$WRK_THREADS" \
+        line-batch.lua "$base/write?db=rounds&precision=ms"
 done
 stop_process "$hello_pid"
 hello_pid=""

@@ -191,4 +191,30 @@ struct CompactionTests {
             try store.close()
         }
     }
+
+    /// An hour of more readings than packing takes stays as rows; the hours
+    /// after it are packed all the same, and every reading reads back.
+    @Test func anHourOfTooManyReadingsStaysAsRows() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try SenseiStore(path: directory + "/s.sqlite")
+            let start = Self.now - 3 * Self.day
+            var readings = (0..<200).map { ReadingInput(timestamp: Timestamp(milliseconds: start + Int64($0) * 18_000),
+                                                        value: Double($0)) }
+            for hour in 1...3 {
+                readings += (0..<10).map { ReadingInput(timestamp: Timestamp(milliseconds: start + Int64(hour) * Self.hour
+                                                            + Int64($0) * 60_000), value: Double(hour)) }
+            }
+            try store.insertReadings(readings, into: .code("dense"), createIfMissing: true)
+            let now = Timestamp(milliseconds: Self.now)
+            let pass = try store.compact(now: now, batchReadings: 15, maxHourReadings: 100)
+            #expect(pass.packedHours == 3 && pass.packedReadings == 30)
+            #expect(try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM readings") } == 200)
+            #expect(try store.readings(of: .code("dense"), ReadingQuery(limit: 1_000, ascending: true)).1
+                    == readings.map { Reading(timestamp: $0.timestamp!, value: $0.value) })
+            // The next pass finds nothing more to pack, and ends.
+            let again = try store.compact(now: now, batchReadings: 15, maxHourReadings: 100)
+            #expect(again.packedHours == 0)
+            try store.close()
+        }
+    }
 }

@@ -18,9 +18,9 @@ enum PackedHours {
         ts < Int64.min + width ? .min : RollupLevel.hour.start(of: ts)
     }
 
-    /// Packs the sensor's readings of the hour starting at `hour`; returns how many.
-    @discardableResult
-    static func pack(sensorID: Int64, hour: Int64, in db: Database) throws -> Int {
+    /// Packs the sensor's readings of the hour starting at `hour`; returns
+    /// how many, or nil (nothing packed) when there are more than `atMost`.
+    static func pack(sensorID: Int64, hour: Int64, atMost: Int, in db: Database) throws -> Int? {
         let select = BoundStatement(try db.cachedStatement(sql: """
             SELECT ts, value FROM readings WHERE sensor_id = ? AND ts >= ? AND ts < ?
             """))
@@ -29,9 +29,13 @@ enum PackedHours {
         select.bind(3, hour + width)
         var timestamps: [Int64] = []
         var values: [Double] = []
-        try select.forEachRow {
-            timestamps.append($0.int64(0))
-            values.append($0.double(1))
+        while let row = try select.step() {
+            guard timestamps.count < atMost else {
+                select.reset()
+                return nil
+            }
+            timestamps.append(row.int64(0))
+            values.append(row.double(1))
         }
         guard !timestamps.isEmpty else { return 0 }
         let data = ReadingBlock.encode(timestamps: timestamps, values: values)
