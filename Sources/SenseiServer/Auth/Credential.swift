@@ -39,17 +39,10 @@ enum Credential {
             var start = 0, end = bytes.count
             while start < end, isBlank(bytes[start]) { start += 1 }
             while end > start, isBlank(bytes[end - 1]) { end -= 1 }
-            let matched = scheme.withUTF8Buffer { scheme -> Bool in
-                guard end - start > scheme.count else { return false }
-                for (offset, wanted) in scheme.enumerated() {
-                    let byte = bytes[start + offset]
-                    // Letters in either case; the trailing space exactly.
-                    guard byte == wanted || (wanted != UInt8(ascii: " ") && byte | 0x20 == wanted) else { return false }
-                }
-                return true
-            }
-            guard matched else { return nil }
-            start += scheme.utf8CodeUnitCount
+            let schemeEnd = start + scheme.utf8CodeUnitCount
+            // Letters in either case; the trailing space exactly.
+            guard end > schemeEnd, sameIgnoringCase(bytes[start..<schemeEnd], scheme) else { return nil }
+            start = schemeEnd
             while start < end, isBlank(bytes[start]) { start += 1 }
             return start < end ? String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) : nil
         }

@@ -20,24 +20,11 @@ enum ResponseCompression {
     private static func isCompressible(_ response: Response) -> Bool {
         // Names compared without `lowercased()`, which made a string of each
         // name for every answer, a single POST's too.
-        guard !response.headers.contains(where: { sameName($0.name, "content-encoding") }),
-              let type = response.headers.first(where: { sameName($0.name, "content-type") })?.value else {
+        guard !response.headers.contains(where: { sameIgnoringCase($0.name.utf8, "content-encoding") }),
+              let type = response.headers.first(where: { sameIgnoringCase($0.name.utf8, "content-type") })?.value else {
             return false
         }
         return type.hasPrefix("application/json") || type.hasPrefix("text/csv")
-    }
-
-    /// Header names are case-insensitive ASCII; `lowercase` is in lowercase.
-    private static func sameName(_ name: String, _ lowercase: StaticString) -> Bool {
-        let name = name.utf8
-        guard name.count == lowercase.utf8CodeUnitCount else { return false }
-        var index = 0
-        for byte in name {
-            let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-            guard lowered == lowercase.utf8Start[index] else { return false }
-            index += 1
-        }
-        return true
     }
 
     /// RFC 9110 §12.5.3: a coding is acceptable when listed (or matched by

@@ -1,4 +1,3 @@
-import Glibc
 import SenseiModels
 
 /// Line-protocol points as the store's series points: each (measurement, tag
@@ -193,12 +192,4 @@ private struct SeriesKey: Hashable {
         hasher.combine(key.count)
         hasher.combine(bytes: UnsafeRawBufferPointer(field))
     }
-}
-
-/// Whether two runs of bytes are equal: `memcmp`, where `elementsEqual` walks
-/// an iterator a byte at a time (it was a tenth of a point's parse).
-private func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard a.count == b.count else { return false }
-    guard let first = a.baseAddress, let second = b.baseAddress else { return true }
-    return memcmp(first, second, a.count) == 0
 }

@@ -1,9 +1,5 @@
 import SenseiModels
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The route table: method and path pattern → required scope and handler.
 ///
 /// Patterns are literal segments and `:name` parameters, matched whole; a
@@ -98,9 +94,7 @@ public struct Router: Sendable {
         guard segments.count == parts.count else { return false }
         for (segment, part) in zip(segments, parts) {
             guard case .literal(let literal) = segment else { continue }
-            guard literal.count == part.count else { return false }
-            if part.isEmpty { continue }
-            guard literal.withUnsafeBytes({ memcmp($0.baseAddress!, path.baseAddress! + part.lowerBound, part.count) }) == 0
+            guard literal.withUnsafeBufferPointer({ sameBytes($0, UnsafeBufferPointer(rebasing: path[part])) })
             else { return false }
         }
         return true
