@@ -9,18 +9,14 @@ extension BenchTable {
     /// After the single POST rows: InfluxDB's single-point writes, and how many times that the server does.
     var influxSingleRows: [Row] {
         guard let peer = results.rate("influx_single") else { return [] }
-        let ratio = results.rate("single").map { $0 / peer }
-        // With rounds, the target is theirs (BenchTable+Rounds.swift).
-        let alternated = roundsMedian { $0.single / $0.influx }
         var rows = [
             Row(metric: "InfluxDB 1.6 single writes (peer)", value: rate(peer, "req/s")),
             Row(metric: "InfluxDB single p50 / p99", value: latencies("influx_single")),
-            Row(metric: "single POST / InfluxDB single", value: times(ratio), target: alternated == nil ? "≥ 1.5×" : "",
-                met: alternated == nil ? ratio.map { $0 >= Self.singlePeerTarget } : nil),
         ]
-        if let alternated {
-            rows.append(Row(metric: roundsLabel, value: times(alternated), target: "≥ 1.5×",
-                            met: alternated >= Self.singlePeerTarget))
+        // run.sh stops if a phase records no figures: there is no peer without the single phase.
+        if let single = results.rate("single") {
+            rows += ratioRows("single POST / InfluxDB single", phases: single / peer, rounds: { $0.single / $0.influx },
+                              target: "≥ 1.5×", shown: times, meets: { $0 >= Self.singlePeerTarget })
         }
         return rows
     }
@@ -43,15 +39,9 @@ extension BenchTable {
         rows.append(Row(metric: "InfluxDB 1.6 batch (1,000/req, peer)", value: rate(peer, "pt/s")))
         rows.append(Row(metric: "InfluxDB batch p50 / p99", value: latencies("influx_batch")))
         if let line {
-            // With rounds, the target is theirs (BenchTable+Rounds.swift).
-            let alternated = roundsMedian { round in round.line.flatMap { line in round.influxBatch.map { line / $0 } } }
-            rows.append(Row(metric: "line protocol / InfluxDB batch", value: times(line / peer),
-                            target: alternated == nil ? "≥ 1.3×" : "",
-                            met: alternated == nil ? line / peer >= Self.batchPeerTarget : nil))
-            if let alternated {
-                rows.append(Row(metric: roundsLabel, value: times(alternated), target: "≥ 1.3×",
-                                met: alternated >= Self.batchPeerTarget))
-            }
+            rows += ratioRows("line protocol / InfluxDB batch", phases: line / peer,
+                              rounds: { round in round.line.flatMap { line in round.influxBatch.map { line / $0 } } },
+                              target: "≥ 1.3×", shown: times, meets: { $0 >= Self.batchPeerTarget })
         }
         if let batch {
             rows.append(Row(metric: "batch POST / InfluxDB batch", value: times(batch / peer), target: "≥ 1.3×",

@@ -35,8 +35,17 @@ extension BenchTable {
         return ratios.count % 2 == 1 ? ratios[middle] : (ratios[middle - 1] + ratios[middle]) / 2
     }
 
-    /// The metric's name for the rounds' row.
-    var roundsLabel: String { "  in alternation, median of \(rounds.count)" }
+    /// A ratio against the ceiling or the peer: the phases' own, and below it
+    /// the rounds' median, which then carries the target (`meets`).
+    func ratioRows(_ metric: String, phases: Double, rounds ratio: (Round) -> Double?, target: String,
+                   shown: (Double?) -> String, meets: (Double) -> Bool) -> [Row] {
+        guard let alternated = roundsMedian(ratio) else {
+            return [Row(metric: metric, value: shown(phases), target: target, met: meets(phases))]
+        }
+        return [Row(metric: metric, value: shown(phases)),
+                Row(metric: "  in alternation, median of \(rounds.count)", value: shown(alternated), target: target,
+                    met: meets(alternated))]
+    }
 
     /// Each round's rates (with each server's CPU a request), and its ratios.
     var roundsChecks: [String] {

@@ -38,16 +38,9 @@ struct BenchTable {
         let singleShare = share(single, of: ceiling)
         rows.append(Row(
             metric: "single POST (durable, 16 conns)", value: rate(single, "req/s"), share: percent(singleShare)))
-        // With rounds, the target is theirs (BenchTable+Rounds.swift); the phases' ratio is shown beside it.
-        let alternated = roundsMedian { $0.single / $0.durable }
         if let durableShare = share(single, of: durable) {
-            rows.append(Row(metric: "single POST / durable ceiling", value: percent(durableShare),
-                            target: alternated == nil ? "≥ 85%" : "",
-                            met: alternated == nil ? durableShare >= Self.durableShareTarget : nil))
-        }
-        if let alternated {
-            rows.append(Row(metric: roundsLabel, value: percent(alternated), target: "≥ 85%",
-                            met: alternated >= Self.durableShareTarget))
+            rows += ratioRows("single POST / durable ceiling", phases: durableShare, rounds: { $0.single / $0.durable },
+                              target: "≥ 85%", shown: percent, meets: { $0 >= Self.durableShareTarget })
         }
         let singleP99 = results.latency("single", 99)
         rows.append(Row(
