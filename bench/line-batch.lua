@@ -21,9 +21,9 @@ local requestsPerThread = 200000
 -- ROUND (bench/run.sh's rounds in alternation, from 1): timestamps from 23
 -- hours ago on instead, newer than what the server's compactor packs (a day
 -- old), so one round leaves it no work in the next; 4,000 requests (seconds)
--- of room a thread, 4 threads a round, 5 rounds at most.
--- Their own measurement, so a round's points go to a sensor of their own and
--- leave the line phase's sensor as the phase alone makes it.
+-- of room a thread, 4 threads a round, 5 rounds at most. And a measurement of
+-- their own, so a round's points go to a sensor of their own and leave the
+-- line phase's sensor as the phase alone makes it.
 local round = tonumber(os.getenv("ROUND") or "0")
 local roundStart = os.time() - 23 * 3600
 local measurement = round > 0 and "round" or "batch"

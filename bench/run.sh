@@ -233,16 +233,23 @@ record server log_level "$LOG_LEVEL"
 # --- (a) the ceilings -----------------------------------------------------------
 # ceiling_phase PHASE [HELLO OPTIONS...]: sensei-bench hello on a free port,
 # loaded like the server will be, then stopped.
+# start_hello NAME [HELLO OPTIONS...]: sensei-bench hello on a free port
+# ($hello_url, $hello_pid), configured like the server, its log $work/NAME.log.
+start_hello() {
+    local name=$1 port
+    shift
+    port=$(free_port 39500)
+    "$bench_bin" hello --host 127.0.0.1 --port "$port" --threads "$THREADS" "$@" > "$work/$name.log" 2>&1 &
+    hello_pid=$!
+    hello_url="http://127.0.0.1:$port/"
+    wait_ready "$hello_url" "$hello_pid" "$work/$name.log"
+}
 ceiling_phase() {
     local phase=$1
     shift
-    local port
-    port=$(free_port 39500)
-    "$bench_bin" hello --host 127.0.0.1 --port "$port" --threads "$THREADS" "$@" > "$work/$phase.log" 2>&1 &
-    hello_pid=$!
-    wait_ready "http://127.0.0.1:$port/" "$hello_pid" "$work/$phase.log"
-    warm_up "$CONNECTIONS" get.lua "http://127.0.0.1:$port/"
-    cpu_pid=$hello_pid run_wrk "$phase" "$CONNECTIONS" "$WRK_THREADS" get.lua "http://127.0.0.1:$port/"
+    start_hello "$phase" "$@"
+    warm_up "$CONNECTIONS" get.lua "$hello_url"
+    cpu_pid=$hello_pid run_wrk "$phase" "$CONNECTIONS" "$WRK_THREADS" get.lua "$hello_url"
     stop_process "$hello_pid"
     hello_pid=""
 }
@@ -372,18 +379,14 @@ record single stored $(( $(total_count) - before ))
 # second apart, a request's span 17 minutes, and a round's would reach back
 # past a day.
 say "writes in alternation: the durable ceiling, InfluxDB, sensei-server; $ROUNDS rounds of ${ROUND_DURATION} s each"
-durable_port=$(free_port 39500)
-"$bench_bin" hello --host 127.0.0.1 --port "$durable_port" --threads "$THREADS" \
-    --durable-file "$work/durable-rounds.wal" > "$work/durable-rounds.log" 2>&1 &
-hello_pid=$!
-wait_ready "http://127.0.0.1:$durable_port/" "$hello_pid" "$work/durable-rounds.log"
+start_hello durable-rounds --durable-file "$work/durable-rounds.wal"
 start_influx influx-rounds
 curl -s -XPOST "$influx/query" --data-urlencode "q=CREATE DATABASE bench" > /dev/null
 warm_up "$CONNECTIONS" line-single.lua "$influx/write?db=bench"
 record rounds count "$ROUNDS"
 for round in $(seq "$ROUNDS"); do
     duration=$ROUND_DURATION cpu_pid=$hello_pid run_wrk "round_durable_$round" "$CONNECTIONS" "$WRK_THREADS" \
-        get.lua "http://127.0.0.1:$durable_port/"
+        get.lua "$hello_url"
     duration=$ROUND_DURATION cpu_pid=$influx_pid run_wrk "round_influx_$round" "$CONNECTIONS" "$WRK_THREADS" \
         line-single.lua "$influx/write?db=bench"
     duration=$ROUND_DURATION run_wrk "round_single_$round" "$CONNECTIONS" "$WRK_THREADS" \
@@ -532,19 +535,22 @@ record disk kb "$(du -sk "$disk_dir" | cut -f1)"
 start_disk_server
 say "GET /sensors with 10,000 sensors (and the packed year)"
 "$bench_bin" make-sensors --url "$base" --count 10000 > /dev/null
+median_ms() { # seconds...: the median of seven, in milliseconds
+    printf '%s\n' "$@" | sort -n | sed -n 4p | awk '{ printf "%.2f", $1 * 1000 }'
+}
 times=()
 for _ in 1 2 3 4 5 6 7; do
     times+=("$(curl -s -o /dev/null -w '%{time_total}' -H "$auth" "$base/sensors")")
 done
 record sensors10k count "$(curl -s -H "$auth" "$base/sensors" | grep -o '"code":' | wc -l)"
-record sensors10k ms "$(printf '%s\n' "${times[@]}" | sort -n | sed -n 4p | awk '{ printf "%.2f", $1 * 1000 }')"
+record sensors10k ms "$(median_ms "${times[@]}")"
 # Right after a write the cached body is stale: each of these is a rebuild.
 times=()
 for _ in 1 2 3 4 5 6 7; do
     curl -s -o /dev/null -H "$auth" -H 'Content-Type: application/json' -d '{"value":1}' "$base/sensors/room_001/data"
     times+=("$(curl -s -o /dev/null -w '%{time_total}' -H "$auth" "$base/sensors")")
 done
-record sensors10k rebuilt_ms "$(printf '%s\n' "${times[@]}" | sort -n | sed -n 4p | awk '{ printf "%.2f", $1 * 1000 }')"
+record sensors10k rebuilt_ms "$(median_ms "${times[@]}")"
 record disk hwm_kb "$("$bench_bin" rss --pid "$server_pid" | grep -o 'hwm_kb=[0-9]*' | cut -d= -f2)"
 stop_process "$server_pid"
 server_pid=""
