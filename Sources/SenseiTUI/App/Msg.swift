@@ -10,6 +10,11 @@ public enum Msg: Hashable, Sendable {
     /// The sensor list from the cache, in the cache's saved order (new sensors
     /// at the end), answering `.loadSensors`.
     case sensorsLoaded([SensorSummary])
+    /// Answers `.loadRecent`: the sensors' last 24 hours, by id (a sensor
+    /// gone from the cache is absent).
+    case recentLoaded([Int64: RecentSeries])
+    /// Answers `.refreshSensors`: those sensors as the cache now has them.
+    case sensorsRefreshed([SensorSummary])
     /// Answers `.loadDetail`.
     case detailLoaded(DetailData)
     /// Answers `.loadCompare`: one detail per sensor still cached, in order.

@@ -30,6 +30,7 @@ final class DashboardLoop {
         let signals = Self.forwardSignals(to: inbox)
         defer { signals.forEach { $0.cancel() } }
         execute(model.start(), perform)
+        execute(model.loadRecentOnScreen(), perform)
         var lastTick = ContinuousClock.now
         while !shouldQuit {
             if isDirty {
@@ -53,6 +54,7 @@ final class DashboardLoop {
     private func apply(_ message: Msg, _ perform: (Command) -> Void) {
         let before = model
         execute(model.update(message), perform)
+        execute(model.loadRecentOnScreen(), perform)
         if model != before { isDirty = true }
     }
 
