@@ -84,8 +84,9 @@ extension AppModel {
         case .syncProgress(let done, let total):
             syncProgress = SyncProgress(done: done, total: total)
             // The list shows as soon as the sensors are in, before any history;
-            // then every few sensors as their readings arrive.
-            return done == 0 || done == total || done % 5 == 0 ? [.loadSensors] : []
+            // then every few sensors as their readings arrive (every 5 %
+            // of a big house: each load reads the whole list).
+            return done == 0 || done == total || done % max(5, total / 20) == 0 ? [.loadSensors] : []
         case .syncFinished(let time, _):
             now = max(now, time)
             isSyncing = false
