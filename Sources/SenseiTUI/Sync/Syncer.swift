@@ -98,12 +98,19 @@ public struct Syncer: Sendable {
                      progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) async throws(SyncError) -> SyncSummary {
         var summary = SyncSummary()
         summary.requests += 1
-        let sensors: [Sensor]
-        do { sensors = try await client.sensors() } catch { throw .server(error) }
+        let sensors: [Sensor], changed: Bool
+        do { (sensors, changed) = try await client.sensorList() } catch { throw .server(error) }
         summary.sensorsSeen = sensors.count
-        let merge = try cacheStep { try cache.mergeSensors(sensors) }
-        summary.sensorsAdded = merge.added.count
-        summary.sensorsRemoved = merge.removed.count
+        // The list this client merged last time (304): nothing to merge.
+        if changed {
+            let merge: SensorMerge
+            do { merge = try cache.mergeSensors(sensors) } catch {
+                client.forgetSensorList()
+                throw .cache(String(describing: error))
+            }
+            summary.sensorsAdded = merge.added.count
+            summary.sensorsRemoved = merge.removed.count
+        }
         progress(0, sensors.count)
         let states = try cacheStep { try cache.syncStates() }
         var done = try await syncInBulk(sensors, states: states, now: now(), into: &summary)
