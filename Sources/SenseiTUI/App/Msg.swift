@@ -26,7 +26,8 @@ public enum Msg: Hashable, Sendable {
     /// of n once the sensor list is in the cache: the list can show).
     case syncProgress(done: Int, total: Int)
     /// A sync with the server completed; the cache holds `newReadings` more.
-    case syncFinished(at: Timestamp, newReadings: Int)
+    /// `changed` false: the cache is as it was (nothing to read again).
+    case syncFinished(at: Timestamp, newReadings: Int, changed: Bool = true)
     case syncFailed(SyncFailure, at: Timestamp)
     /// Reading or writing the cache failed.
     case cacheFailed(String)

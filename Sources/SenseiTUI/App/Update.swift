@@ -87,7 +87,7 @@ extension AppModel {
             // then every few sensors as their readings arrive (every 5 %
             // of a big house: each load reads the whole list).
             return done == 0 || done == total || done % max(5, total / 20) == 0 ? [.loadSensors] : []
-        case .syncFinished(let time, _):
+        case .syncFinished(let time, _, let changed):
             now = max(now, time)
             isSyncing = false
             syncProgress = nil
@@ -95,7 +95,8 @@ extension AppModel {
             lastSync = time
             connection = .online
             errorMessage = nil
-            return [.loadSensors] + reloadDetail()
+            // A quiet house's sync every 30 s reads nothing back from the cache.
+            return changed || !sensorsLoaded ? [.loadSensors] + reloadDetail() : []
         case .syncFailed(let failure, let time):
             now = max(now, time)
             isSyncing = false

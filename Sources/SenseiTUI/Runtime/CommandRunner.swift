@@ -44,7 +44,8 @@ public final class CommandRunner: Sendable {
                     }
                     // The rules beside the readings: the list marks firing ones.
                     deliver(.alertsLoaded(await syncer.syncAlerts().alerts))
-                    deliver(.syncFinished(at: summary.finishedAt, newReadings: summary.readingsFetched))
+                    deliver(.syncFinished(at: summary.finishedAt, newReadings: summary.readingsFetched,
+                                          changed: summary.changedTheCache))
                 } catch .server(let failure) {
                     deliver(.syncFailed(failure, at: now()))
                 } catch .cache(let message) {

@@ -25,6 +25,14 @@ public struct SyncSummary: Sendable, Equatable {
     public var requests = 0
     /// When the sync completed (also kept in the cache as the last sync).
     public var finishedAt = Timestamp(milliseconds: 0)
+    /// Whether the server's sensor list differed from the one last merged.
+    public var listChanged = false
+
+    /// Whether the cache holds anything it did not before.
+    public var changedTheCache: Bool {
+        listChanged || readingsFetched > 0 || aggregatesFetched > 0 || readingsAged > 0 || readingsRefetched > 0
+            || readingsDropped > 0 || sensorsRemoved > 0
+    }
 
     public init() {}
 }
@@ -101,6 +109,7 @@ public struct Syncer: Sendable {
         let sensors: [Sensor], changed: Bool
         do { (sensors, changed) = try await client.sensorList() } catch { throw .server(error) }
         summary.sensorsSeen = sensors.count
+        summary.listChanged = changed
         // The list this client merged last time (304): nothing to merge.
         if changed {
             let merge: SensorMerge
