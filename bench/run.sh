@@ -23,7 +23,7 @@
 #            store them durably; nothing may be lost
 # The server runs on a fresh temporary data directory with a random pre-shared
 # token (SENSEI_TOKEN); its RSS is sampled during each phase. One table at the
-# end: figures, DESIGN.md's targets, shares of the ceiling, and checks (non-2xx
+# end: figures, docs/design.md's targets, shares of the ceiling, and checks (non-2xx
 # answers, socket errors, rows really stored, server log, server still up).
 #
 # Environment:
