@@ -367,8 +367,9 @@ record single stored $(( $(total_count) - before ))
 
 # --- (b2) writes in alternation --------------------------------------------------
 # The phases run minutes apart, and the load others put on this machine moves
-# in between: InfluxDB's single writes measured 12,720 to 20,437 req/s over one
-# day's runs, the durable ceiling 30,006 to 47,382. So here the durable ceiling,
+# in between (the peer's and the ceiling's own rates can differ by half from
+# one phase to the next), so a ratio of two phases would measure the machine
+# as much as the servers. So here the durable ceiling,
 # InfluxDB and sensei-server take the same single writes in turn, then InfluxDB
 # and sensei-server the same line-protocol batches, ROUND_DURATION seconds each,
 # ROUNDS times; the table's targets against the ceiling and the peer are the
