@@ -21,7 +21,7 @@ enum EntityTag {
     static func matches(_ header: String, _ tag: String) -> Bool {
         let opaque = tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag)
         for item in header.split(separator: ",") {
-            var held = item.trimmingSpaces()
+            var held = item.trimmingWhitespace()
             if held == "*" { return true }
             if held.hasPrefix("W/") { held = held.dropFirst(2) }
             if held == opaque { return true }

@@ -454,7 +454,8 @@ public struct LineProtocolParser {
             if buf[i] != UInt8(ascii: " ") { return "point is invalid" }
             i += 1
         }
-        // Floored to the millisecond: Sensei keeps milliseconds.
+        // Floored to the millisecond: Sensei keeps milliseconds. (Not
+        // SenseiModels' floorDivided: fuzz/run.sh compiles this file alone.)
         let (quotient, remainder) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000)
         current.timestamp = remainder < 0 ? quotient - 1 : quotient
         return nil

@@ -17,7 +17,7 @@ struct InfluxQueryRoutes {
         if text.allSatisfy(\.isWhitespace), request.contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
             text = FormDecoding.fields(request.body)["q"] ?? ""
         }
-        let statements = text.split(separator: ";").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
+        let statements = text.split(separator: ";").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
         guard !statements.isEmpty else { return InfluxResponses.v1Error(400, #"missing required parameter "q""#) }
         let database = request.query["db"] ?? ""
         return InfluxResponses.json { writer in
