@@ -136,4 +136,27 @@ struct StreamAlertTests {
             #expect(try tank.takeAll().isEmpty)
         }
     }
+
+    /// Deleting a sensor deletes its rules: each is told as deleted.
+    @Test func aDeletedSensorsRulesAreDeleted() async throws {
+        try await withTestServer(configure: Self.configure) { server in
+            #expect(try server.writer.post("/sensors/shed/data", json: #"{"value":1}"#).status == 201)
+            let stream = try EventStreamReader(client: server.reader, path: "/stream")
+            var ids: [Int] = []
+            for name in ["Shed cold", "Shed warm"] {
+                let created = try server.admin.post("/alerts", json: #"""
+                    {"name":"\#(name)","sensor":"shed","condition":"above","threshold":30,\#(Self.notify)}
+                    """#)
+                ids.append(try #require(try created.json["id"]?.intValue))
+                #expect(try Self.nextAlert(stream)["change"] == .string("created"))
+            }
+            #expect(try server.admin.delete("/sensors/shed").status == 204)
+            for id in ids {
+                #expect(try Self.nextAlert(stream) == .object(["change": .string("deleted"),
+                                                               "alert": .object(["id": .number(Double(id))])]))
+            }
+            #expect(try server.reader.get("/alerts").json == .object(["alerts": .array([])]))
+            #expect(server.application.alerts.evaluator.countsByState().values.reduce(0, +) == 0)
+        }
+    }
 }

@@ -89,7 +89,7 @@ public final class SenseiApplication: Sendable {
                        alerts: AlertService, mqtt: MQTTSubscriber? = nil) -> Router {
         var router = Router()
         HealthRoutes(mqtt: mqtt).addRoutes(to: &router)
-        SensorRoutes(store: store).addRoutes(to: &router)
+        SensorRoutes(store: store, alerts: alerts, streams: streams).addRoutes(to: &router)
         ReadingRoutes(store: store, metrics: metrics).addRoutes(to: &router)
         LegacyRoutes(store: store, metrics: metrics).addRoutes(to: &router)
         MetricsRoutes(store: store, metrics: metrics, alerts: alerts).addRoutes(to: &router)

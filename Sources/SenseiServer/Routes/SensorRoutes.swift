@@ -4,6 +4,10 @@ import Synchronization
 /// Sensors and their metadata.
 struct SensorRoutes {
     let store: SenseiStore
+    /// A deleted sensor takes its alert rules with it: the evaluator drops
+    /// them and the live stream says so.
+    let alerts: AlertService
+    let streams: ReadingStreams
     /// The last `GET /sensors` body, its tag and the store's change count it was built at.
     private let listCache = ListCache()
 
@@ -102,7 +106,14 @@ struct SensorRoutes {
     }
 
     private func delete(_ segment: String) throws -> Response {
-        try store.deleteSensor(try RequestDecoding.sensorReference(segment))
+        let reference = try RequestDecoding.sensorReference(segment)
+        guard let sensor = try store.sensor(reference) else { throw StoreError.sensorNotFound(reference) }
+        let rules = try store.alerts().filter { $0.rule.sensorID == sensor.id }.map(\.id)
+        try store.deleteSensor(.id(sensor.id))
+        for id in rules {
+            streams.publish(.deleted(id, sensorID: sensor.id))
+            try alerts.evaluator.refresh(id: id)
+        }
         return .noContent
     }
 }

@@ -66,15 +66,20 @@ extension SenseiStore {
 
     private static func storedAggregates(of sensorID: Int64, level: RollupLevel, from lo: Int64, through hi: Int64,
                                          limit: Int, in db: Database) throws -> [SpanRow] {
-        let statement = try db.cachedStatement(sql: """
+        // Through the C API: `GET /aggregates` runs this for each of thousands of sensors.
+        let statement = BoundStatement(try db.cachedStatement(sql: """
             SELECT start, count, sum, min, max FROM \(level.table)
             WHERE sensor_id = ? AND start >= ? AND start <= ? ORDER BY start LIMIT ?
-            """)
+            """))
+        statement.bind(1, sensorID)
+        statement.bind(2, lo)
+        statement.bind(3, hi)
+        statement.bind(4, limit)
         var rows: [SpanRow] = []
-        let cursor = try Row.fetchCursor(statement, arguments: [sensorID, lo, hi, limit])
-        while let row = try cursor.next() {
-            let start: Int64 = row[0]
-            rows.append(SpanRow(start: start, aggregate: Aggregate(row, from: 1), minAt: start, maxAt: start))
+        try statement.forEachRow { row in
+            let start = row.int64(0)
+            let aggregate = Aggregate(count: Int(row.int64(1)), sum: row.double(2), min: row.double(3), max: row.double(4))
+            rows.append(SpanRow(start: start, aggregate: aggregate, minAt: start, maxAt: start))
         }
         if level == .hour, let first = rows.first, let last = rows.last {
             try locateExtremes(of: &rows, sensorID: sensorID, from: first.start, upTo: last.start + level.width,
@@ -121,26 +126,28 @@ extension SenseiStore {
     private static func locateExtremes(of hours: inout [SpanRow], sensorID: Int64, from: Int64, upTo: Int64,
                                        in db: Database) throws {
         try locatePackedExtremes(of: &hours, sensorID: sensorID, from: from, upTo: upTo, in: db)
-        let statement = try db.cachedStatement(sql: """
+        let statement = BoundStatement(try db.cachedStatement(sql: """
             SELECT start, min, max FROM rollups_minute WHERE sensor_id = ? AND start >= ? AND start < ?
             ORDER BY start
-            """)
-        let cursor = try Row.fetchCursor(statement, arguments: [sensorID, from, upTo])
+            """))
+        statement.bind(1, sensorID)
+        statement.bind(2, from)
+        statement.bind(3, upTo)
         var index = 0
         var found = (min: false, max: false)
-        while let row = try cursor.next() {
-            let minute: Int64 = row[0]
+        try statement.forEachRow { row in
+            let minute = row.int64(0)
             let hour = RollupLevel.hour.start(of: minute)
             while index < hours.count, hours[index].start < hour {
                 index += 1
                 found = (false, false)
             }
-            guard index < hours.count, hours[index].start == hour else { continue }
-            if !found.min, row[1] as Double == hours[index].aggregate.min {
+            guard index < hours.count, hours[index].start == hour else { return }
+            if !found.min, row.double(1) == hours[index].aggregate.min {
                 hours[index].minAt = minute
                 found.min = true
             }
-            if !found.max, row[2] as Double == hours[index].aggregate.max {
+            if !found.max, row.double(2) == hours[index].aggregate.max {
                 hours[index].maxAt = minute
                 found.max = true
             }
