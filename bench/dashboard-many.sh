@@ -74,6 +74,8 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 maximum() { sort -n | tail -1; }
 log_lines() { [ -f "$1" ] && wc -l < "$1" || echo 0; }
+# grown_past FILE N: FILE has more than N lines (evaluated at each poll).
+grown_past() { [ "$(log_lines "$1")" -gt "$2" ]; }
 
 results=()
 for count in $COUNTS; do
@@ -103,12 +105,12 @@ for sensor in range(count):
     for index in range(readings):
         ts = now - 86400 + step * index + sensor % step
         lines.append(f"climate,room=room_{room},device=node_{device} probe_{sensor}={base + (index % 12) * 0.1:.1f} {ts}")
-for part in range(0, len(lines), 100000):
-    with open(f"{prefix}.{part // 100000:04d}", "w") as out:
-        out.write("\n".join(lines[part:part + 100000]) + "\n")
+for part in range(0, len(lines), 15000):
+    with open(f"{prefix}.{part // 15000:05d}", "w") as out:
+        out.write("\n".join(lines[part:part + 15000]) + "\n")
 EOF
     for file in "$run"/points.*; do
-        curl -sf -H "Authorization: Token $token" --data-binary "@$file" "$url/write?db=house&precision=s" \
+        curl -sSf -H "Authorization: Token $token" --data-binary "@$file" "$url/write?db=house&precision=s" \
             || { say "load failed"; exit 1; }
         rm -f "$file"
     done
@@ -133,13 +135,13 @@ EOF
     for _ in $(seq "$KEYS"); do
         lines=$(log_lines "$log")
         tmux -L "$tmux_socket" send-keys j
-        wait_for 10 "a frame after j" test "$(log_lines "$log")" -gt "$lines"
+        wait_for 10 "a frame after j" grown_past "$log" "$lines"
     done
     tmux -L "$tmux_socket" send-keys /
     for character in p r o b e _ 1 2; do
         lines=$(log_lines "$log")
         tmux -L "$tmux_socket" send-keys -l "$character"
-        wait_for 10 "a frame after $character" test "$(log_lines "$log")" -gt "$lines"
+        wait_for 10 "a frame after $character" grown_past "$log" "$lines"
     done
     tmux -L "$tmux_socket" send-keys Escape
     screen=$(tmux -L "$tmux_socket" capture-pane -p)

@@ -237,6 +237,9 @@ extension AppModel {
         }
         sensors = merged
         sensorsLoaded = true
+        // The cache changed under the list (a sync): the rows on screen read
+        // their sparklines again.
+        for id in recent.keys { recent[id]?.asOf = Timestamp(milliseconds: 0) }
         if let selectedId, let index = sensors.firstIndex(where: { $0.id == selectedId }),
            let position = listLayout.order.firstIndex(of: index) { selection = position }
         if let detail, !sensors.contains(where: { $0.id == detail.sensorId }) {
