@@ -42,8 +42,12 @@ public struct AppModel: Hashable, Sendable {
     public var filterDraft: String?
     /// The label key the list is grouped by (`g`); nil: not grouped.
     public var grouping: String?
-    /// Sensors marked with space for a compare chart, in the order marked (at most 4).
+    /// Sensors marked with space for a compare chart, in the order marked (at
+    /// most 4); kept in the cache, so they outlive the dashboard.
     public var marked: [Int64] = []
+    /// The label keys `g` cycles through, best split first
+    /// (`ListLayout.groupKeys`); ranked again only when the labels change.
+    public var groupKeys: [String] = []
     /// The compare screen's state while it is open (`c`).
     public var compare: CompareState?
     /// The server's alert rules, as last fetched (or cached).
@@ -116,7 +120,8 @@ public struct AppModel: Hashable, Sendable {
 
     /// What the runtime runs first: read the cache, then sync (when configured).
     public mutating func start() -> [Command] {
-        serverName == nil ? [.loadSensors] : [.loadSensors, .loadAlerts, .startLive] + requestSync()
+        serverName == nil ? [.loadSensors, .loadMarks]
+            : [.loadSensors, .loadMarks, .loadAlerts, .startLive] + requestSync()
     }
 
     /// A sync, unless one is already running.

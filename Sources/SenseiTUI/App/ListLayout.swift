@@ -48,9 +48,4 @@ public struct ListLayout: Hashable, Sendable {
         let index = order[position]
         return rows.firstIndex(of: .sensor(index))
     }
-
-    /// The label keys of `sensors`, sorted: what `g` cycles through.
-    public static func groupKeys(of sensors: [SensorSummary]) -> [String] {
-        Set(sensors.flatMap(\.sensor.labels.keys)).sorted()
-    }
 }

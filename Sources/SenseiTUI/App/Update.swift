@@ -113,6 +113,12 @@ extension AppModel {
             self.alerts = alerts
             clampAlerts()
             return []
+        case .alertChanged(let change):
+            alerts = alerts.applying(change)
+            clampAlerts()
+            return []
+        case .marksLoaded(let ids):
+            return restoreMarks(ids)
         case .liveDropped(let reason, let time):
             now = max(now, time)
             live = .dropped(reason)
@@ -165,8 +171,11 @@ extension AppModel {
             merged = sensors.compactMap { byId[$0.id] } + incoming.filter { !known.contains($0.id) }
             if merged.map(\.id) != incoming.map(\.id) { commands.append(.saveOrder(merged.map(\.id))) }
         }
+        let previous = sensors
         sensors = merged
         sensorsLoaded = true
+        updateGroupKeys(previous: previous)
+        commands += dropMarksOfGoneSensors()
         if let selectedId, let index = sensors.firstIndex(where: { $0.id == selectedId }),
            let position = listLayout.order.firstIndex(of: index) { selection = position }
         if let detail, !sensors.contains(where: { $0.id == detail.sensorId }) {

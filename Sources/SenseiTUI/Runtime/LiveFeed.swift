@@ -5,6 +5,8 @@ import Synchronization
 /// Follows the server's live stream for the dashboard: readings go into the
 /// cache as they arrive, and `update` hears of each batch (`.liveReadings`),
 /// of the stream opening (`.liveOpened`) and of it dropping (`.liveDropped`).
+/// Alert rule changes go into the cache's copy of the rules and on to
+/// `update` (`.alertChanged`), so the `!` marks follow them at once.
 /// A dropped stream is reopened, backing off from 1 s to `maxBackoff` while
 /// the server stays away; meanwhile the periodic sync carries on.
 public final class LiveFeed: Sendable {
@@ -40,6 +42,13 @@ public final class LiveFeed: Sendable {
                             case .opened:
                                 backoff = .seconds(1)
                                 deliver(.liveOpened(at: now()))
+                            case .alert(let change):
+                                do {
+                                    try cache.applyAlertChange(change)
+                                } catch {
+                                    deliver(.cacheFailed(String(describing: error)))
+                                }
+                                deliver(.alertChanged(change))
                             case .reading(let reading):
                                 do {
                                     let (stored, unknown) = try cache.storeLive([reading])
