@@ -67,10 +67,12 @@ struct WatchCommand: AsyncParsableCommand {
         var units = try await SensorUnits(client)
         var backoff = 0.5
         while !Task.isCancelled {
+            var openedAt: ContinuousClock.Instant?
             do {
                 for try await event in client.live(sensors: codes) {
                     switch event {
                     case .opened:
+                        openedAt = .now
                         backoff = 0.5
                     case .reading(let live):
                         // A sensor made since the list was read: read it again, once.
@@ -86,13 +88,19 @@ struct WatchCommand: AsyncParsableCommand {
                         continue
                     }
                 }
-                note("the stream ended; reopening")
+                // A stream that ends as soon as it opens (a server turning
+                // streams away that way) is not reopened in a tight loop.
+                if let openedAt, ContinuousClock.now - openedAt >= .seconds(1) {
+                    note("the stream ended; reopening")
+                    continue
+                }
+                note("the stream ended at once; reopening in \(Format.number(backoff)) s")
             } catch let failure as SyncFailure {
                 guard isTransient(failure) else { throw ValidationError(failure.message) }
                 note("\(failure.message); retrying in \(Format.number(backoff)) s")
-                try? await Task.sleep(for: .milliseconds(Int(backoff * 1000)))
-                backoff = min(maxBackoff, backoff * 2)
             }
+            try? await Task.sleep(for: .milliseconds(Int(backoff * 1000)))
+            backoff = min(maxBackoff, backoff * 2)
         }
     }
 

@@ -7,8 +7,10 @@ import Synchronization
 /// of the stream opening (`.liveOpened`) and of it dropping (`.liveDropped`).
 /// Alert rule changes go into the cache's copy of the rules and on to
 /// `update` (`.alertChanged`), so the `!` marks follow them at once.
-/// A dropped stream is reopened, backing off from 1 s to `maxBackoff` while
-/// the server stays away; meanwhile the periodic sync carries on.
+/// A dropped stream is reopened, backing off from 1 s to `maxBackoff` (10 s:
+/// alert marks move only with the stream between syncs, so a restarted
+/// server must not leave the dashboard not live for long) while the server
+/// stays away; meanwhile the periodic sync carries on.
 public final class LiveFeed: Sendable {
     private let client: APIClient
     private let cache: SensorCache
@@ -17,7 +19,7 @@ public final class LiveFeed: Sendable {
     private let maxBackoff: Duration
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    public init(client: APIClient, cache: SensorCache, maxBackoff: Duration = .seconds(30),
+    public init(client: APIClient, cache: SensorCache, maxBackoff: Duration = .seconds(10),
                 now: @escaping @Sendable () -> Timestamp = { .now() }, deliver: @escaping @Sendable (Msg) -> Void) {
         self.client = client
         self.cache = cache
