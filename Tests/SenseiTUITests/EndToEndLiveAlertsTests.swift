@@ -56,7 +56,7 @@ struct EndToEndLiveAlertsTests {
                     {"name":"Porch too warm","sensor":"porch","condition":"above","threshold":30,"notify":["http://127.0.0.1:9/hook"]}
                     """#)
                 #expect(created.status == 201)
-                try tmux.waitFor { $0.contains("ok      Porch too warm  porch") && $0.contains("none firing") }
+                try tmux.waitFor { $0.contains("Porch too warm  porch") && $0.contains("none firing") }
                 try tmux.send("Escape")
                 try tmux.waitFor { $0.contains(" Porch") && !$0.contains("!Porch") }
 
@@ -77,7 +77,7 @@ struct EndToEndLiveAlertsTests {
                 }
                 // The rules' screen agrees, and the cache kept them for the next start.
                 try tmux.send("a")
-                try tmux.waitFor { $0.contains("ok      Porch too warm  porch") && $0.contains("21.5") }
+                try tmux.waitFor { $0.contains("Porch too warm  porch") && $0.contains("none firing") && $0.contains("21.5") }
                 try tmux.send("q")
                 try tmux.waitForExit()
             }

@@ -11,7 +11,7 @@ import SenseiTestSupport
     static let since = Fixture.now.adding(milliseconds: -Fixture.minute)
 
     static func rule(_ id: Int64 = 7, name: String = "Porch too warm", sensor: String = "temperature_ext",
-                     state: AlertStatus.State = .ok, value: Double? = nil) -> AlertStatus {
+                     state: AlertStatus.State = .ok, value: Double? = nil, since: Timestamp = since) -> AlertStatus {
         AlertStatus(id: id, name: name, sensor: sensor, condition: "above", threshold: 30, state: state,
                     since: since, value: value)
     }
@@ -115,10 +115,35 @@ import SenseiTestSupport
 
 
 
+
             ● online · synced 12s ago                 ↑↓ scroll  Esc back  r refresh  q quit
             """)
         _ = model.update(.alertChanged(.deleted(id: 7)))
         #expect(AppView.render(model).text.contains("No alert rules on this server."))
+    }
+
+    @Test func aListFetchedBeforeAChangeDoesNotUndoIt() {
+        var model = Fixture.model()
+        #expect(model.update(.keyPressed(.character("a"))) == [.fetchAlerts])
+        // While the fetch is answered, the stream brings a new rule, firing.
+        let firing = Self.rule(state: .firing, value: 31.5, since: Fixture.now)
+        _ = model.update(.alertChanged(.created(Self.rule())))
+        _ = model.update(.alertChanged(.state(firing)))
+        // The list, fetched before: the rule stays, firing.
+        _ = model.update(.alertsLoaded([]))
+        #expect(model.alerts == [firing])
+        // A list fetched after a later move keeps its newer state.
+        let resolved = Self.rule(state: .ok, value: 29, since: Fixture.now.adding(milliseconds: 5_000))
+        _ = model.update(.alertsLoaded([resolved]))
+        #expect(model.alerts == [resolved])
+        // A deletion holds over a list from before it.
+        _ = model.update(.alertChanged(.deleted(id: 7)))
+        _ = model.update(.alertsLoaded([resolved]))
+        #expect(model.alerts.isEmpty)
+        // Minutes later the changes are forgotten: a list is taken as it is.
+        _ = model.update(.tick(Fixture.now.adding(milliseconds: 3 * Fixture.minute)))
+        _ = model.update(.alertsLoaded([resolved]))
+        #expect(model.alerts == [resolved])
     }
 
     @Test func aFetchesTheRulesWhileOnlineOnly() {

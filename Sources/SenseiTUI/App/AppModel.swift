@@ -50,8 +50,12 @@ public struct AppModel: Hashable, Sendable {
     public var groupKeys: [String] = []
     /// The compare screen's state while it is open (`c`).
     public var compare: CompareState?
-    /// The server's alert rules, as last fetched (or cached).
+    /// The server's alert rules, as last fetched (or cached), with the live
+    /// stream's changes applied.
     public var alerts: [AlertStatus] = []
+    /// The stream's alert changes of the last few minutes, in order (see
+    /// `receiveAlerts`).
+    var recentAlertChanges: [ReceivedAlertChange] = []
     /// The alerts screen's first row shown.
     public var alertsTop = 0
 

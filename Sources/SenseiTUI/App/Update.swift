@@ -110,12 +110,10 @@ extension AppModel {
             if unknownSensor { commands += requestSync() }
             return commands
         case .alertsLoaded(let alerts):
-            self.alerts = alerts
-            clampAlerts()
+            receiveAlerts(alerts)
             return []
         case .alertChanged(let change):
-            alerts = alerts.applying(change)
-            clampAlerts()
+            receiveAlertChange(change)
             return []
         case .marksLoaded(let ids):
             return restoreMarks(ids)
