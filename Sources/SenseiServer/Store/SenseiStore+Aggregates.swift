@@ -19,23 +19,28 @@ extension SenseiStore {
             // Within the timestamps' range, so aligning a bound cannot overflow.
             let lo = after?.milliseconds ?? Timestamp.range.lowerBound
             let hi = before?.milliseconds ?? Timestamp.range.upperBound
-            guard lo <= hi, limit >= 1 else { return (sensor, []) }
-            let until = try Self.rollupsUntil(of: sensor.id, in: db) ?? Timestamp.range.lowerBound
-            var rows = try Self.storedAggregates(of: sensor.id, level: level, from: lo, through: hi,
-                                                 limit: limit, in: db)
-            if level == .minute {
-                // Packed hours keep no minute rows: their minutes come from their blocks.
-                rows = try Self.withPackedMinutes(rows, of: sensor.id, from: lo, through: hi, until: until,
-                                                  limit: limit, in: db)
-            }
-            // The tail matters unless the page is full before the frontier's row.
-            if rows.count < limit || rows[rows.count - 1].start + level.width > until {
-                let tail = try Self.tailAggregates(of: sensor.id, level: level, from: lo, through: hi,
-                                                   until: until, in: db)
-                rows = Self.merged(rows, tail, limit: limit)
-            }
+            let rows = try Self.aggregateRows(of: sensor.id, level: level, from: lo, through: hi, limit: limit, in: db)
             return (sensor, rows.map(\.wire))
         }
+    }
+
+    /// `aggregates(of:…)` of one sensor inside a read: the rows starting in
+    /// [lo, hi] (milliseconds within `Timestamp.range`), oldest first, at most `limit`.
+    static func aggregateRows(of sensorID: Int64, level: RollupLevel, from lo: Int64, through hi: Int64,
+                              limit: Int, in db: Database) throws -> [SpanRow] {
+        guard lo <= hi, limit >= 1 else { return [] }
+        let until = try rollupsUntil(of: sensorID, in: db) ?? Timestamp.range.lowerBound
+        var rows = try storedAggregates(of: sensorID, level: level, from: lo, through: hi, limit: limit, in: db)
+        if level == .minute {
+            // Packed hours keep no minute rows: their minutes come from their blocks.
+            rows = try withPackedMinutes(rows, of: sensorID, from: lo, through: hi, until: until, limit: limit, in: db)
+        }
+        // The tail matters unless the page is full before the frontier's row.
+        if rows.count < limit || rows[rows.count - 1].start + level.width > until {
+            let tail = try tailAggregates(of: sensorID, level: level, from: lo, through: hi, until: until, in: db)
+            rows = merged(rows, tail, limit: limit)
+        }
+        return rows
     }
 
     /// One row being gathered; times in milliseconds.
