@@ -179,6 +179,11 @@ import SenseiTestSupport
             let reopened = try SensorCache(path: path)
             #expect(try reopened.cachedAlerts() == [Self.rule(2, name: "B", state: .firing, value: 31)])
             #expect(try reopened.cachedAlerts().firingSensors == ["temperature_ext"])
+            // A list fetched before the stream moved rule 2 on leaves its newer state; the rest is the list's.
+            let moved = Self.rule(2, name: "B", state: .ok, value: 28, since: Fixture.now)
+            try reopened.applyAlertChange(.state(moved))
+            try reopened.saveFetchedAlerts([Self.rule(2, name: "B", state: .firing, value: 31), Self.rule(5, name: "E")])
+            #expect(try reopened.cachedAlerts() == [moved, Self.rule(5, name: "E")])
         }
     }
 

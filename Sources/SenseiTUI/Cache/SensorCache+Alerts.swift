@@ -14,6 +14,18 @@ extension SensorCache {
         try pool.read { db in try Self.fetchAlerts(in: db) }
     }
 
+    /// Keeps a list just fetched from the server. The stream may have moved a
+    /// rule on while the list was on its way (its change already applied
+    /// here): a rule kept that entered its state after the fetched one's
+    /// stays as it is, so a sync does not put an older state back.
+    public func saveFetchedAlerts(_ fetched: [AlertStatus]) throws {
+        try pool.write { db in
+            let kept = Dictionary(try Self.fetchAlerts(in: db).map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+            let merged = fetched.map { rule in kept[rule.id].map { $0.since > rule.since ? $0 : rule } ?? rule }
+            try Self.storeAlerts(merged, in: db)
+        }
+    }
+
     /// Applies a change the live stream pushed to the rules kept (one
     /// transaction, so two changes in a row never lose one), and returns them.
     @discardableResult
