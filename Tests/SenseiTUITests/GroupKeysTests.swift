@@ -50,18 +50,23 @@ import SenseiModels
         #expect(model.grouping == nil)
     }
 
-    @Test func keysAreRankedAgainOnlyWhenLabelsChange() {
+    @Test func keysAreRankedAgainWhenSensorsComeOrGoAndAtEachG() {
         var model = Fixture.model(sensors: Self.house)
-        // A reading moves a sensor on: same labels, same ranking.
-        var moved = Self.house
-        moved[0].sensor.count += 1
-        _ = model.update(.sensorsLoaded(moved))
         #expect(model.groupKeys.first == "room")
-        // Relabelled so `field` groups more sensors than `room`.
-        var relabelled = moved
+        // Relabelled so `field` groups more sensors than `room`: a reading's
+        // reload of the list does not rank again, the next `g` does.
+        var relabelled = Self.house
         for index in relabelled.indices where index % 3 == 0 { relabelled[index].sensor.labels["room"] = nil }
+        relabelled[0].sensor.count += 1
         _ = model.update(.sensorsLoaded(relabelled))
+        #expect(model.groupKeys.first == "room")
+        _ = model.update(.keyPressed(.character("g")))
+        #expect(model.grouping == "field")
         #expect(model.groupKeys.prefix(2) == ["field", "room"])
+        // A sensor gone: ranked again at once.
+        _ = model.update(.keyPressed(.character("g")))
+        _ = model.update(.sensorsLoaded(Array(Self.house.dropLast())))
+        #expect(model.groupKeys.first == "room")
     }
 
     @Test func noLabelsThePlainHint() {

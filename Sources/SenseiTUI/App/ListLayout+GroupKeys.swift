@@ -54,12 +54,13 @@ extension AppModel {
         return index + 1 < groupKeys.count ? groupKeys[index + 1] : nil
     }
 
-    /// Ranks the label keys again when the sensors' labels may have changed
-    /// since `previous` (a sensor came, went or was relabelled): not for
-    /// every reading, which leaves labels as they were.
+    /// Ranks the label keys again when a sensor came or went since
+    /// `previous`: not for every reading, which reloads the list with the
+    /// same sensors (ranking 10,000 sensors' labels takes milliseconds, and
+    /// so would comparing them). A relabelled sensor is taken into account
+    /// at the next `g`, which ranks again.
     mutating func updateGroupKeys(previous: [SensorSummary]) {
-        let same = previous.count == sensors.count
-            && zip(previous, sensors).allSatisfy { $0.id == $1.id && $0.sensor.labels == $1.sensor.labels }
+        let same = previous.count == sensors.count && zip(previous, sensors).allSatisfy { $0.id == $1.id }
         if !same { groupKeys = ListLayout.groupKeys(of: sensors) }
     }
 }

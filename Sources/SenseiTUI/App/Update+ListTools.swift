@@ -134,9 +134,11 @@ extension AppModel {
         return []
     }
 
-    /// `g`: the next label key, best split first (`groupKeys`), then none.
+    /// `g`: the next label key, best split first (`groupKeys`, ranked again
+    /// here for labels changed since the list came), then none.
     mutating func cycleGrouping() {
         let selectedId = selectedSensor?.id
+        groupKeys = ListLayout.groupKeys(of: sensors)
         grouping = nextGrouping
         // The same sensor stays selected wherever its group puts it.
         if let selectedId, let index = sensors.firstIndex(where: { $0.id == selectedId }),
