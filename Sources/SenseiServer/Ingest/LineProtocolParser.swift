@@ -3,7 +3,7 @@
 // gets the same lines accepted and the same error texts. No imports and no I/O:
 // fuzz/run.sh compiles this file on its own.
 //
-// Deliberate differences, all documented in the README:
+// Deliberate differences, all documented in docs/line-protocol.md:
 // - unsigned integers (`12u`) are accepted, as in InfluxDB 2.x (1.x refuses them);
 // - a timestamp finer than a millisecond is truncated (floored) to its millisecond,
 //   Sensei's unit of time.

@@ -1,7 +1,7 @@
 import SenseiModels
 import Synchronization
 
-/// Alert rules (DESIGN.md, "Alerts (v1.1)"): anyone with a token reads
+/// Alert rules (docs/design.md, "Alerts"): anyone with a token reads
 /// them, only admin changes them. A change goes out on the live stream once
 /// committed, before the evaluator takes it: a state event of the rule
 /// (which needs the evaluator to know it) never comes before its `created`.

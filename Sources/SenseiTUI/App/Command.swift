@@ -16,6 +16,12 @@ public enum Command: Hashable, Sendable {
     /// Read up to `limit` readings from `from` (the detail's window start, a
     /// zoom's too) and older than `before`, newest first; answer `.readingsLoaded`.
     case loadReadings(sensorId: Int64, from: Timestamp, before: Timestamp, limit: Int)
+    /// Read the last 24 hours and usual interval of these sensors (the rows
+    /// on screen); answer `.recentLoaded`.
+    case loadRecent(sensorIds: [Int64])
+    /// Read these sensors again (live readings moved them on); answer
+    /// `.sensorsRefreshed`.
+    case refreshSensors(ids: Set<Int64>)
     /// Read the alert rules last seen from the cache; answer `.alertsLoaded`.
     case loadAlerts
     /// Fetch the alert rules from the server now and keep them in the cache;
