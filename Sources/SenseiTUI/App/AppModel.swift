@@ -66,12 +66,20 @@ public struct AppModel: Hashable, Sendable {
     /// The list as shown: filtered, grouped. Kept, and made again only when
     /// the sensors, filter, grouping or charset change (`relayout`).
     public private(set) var listLayout = ListLayout(sensors: [], filter: SensorFilter(), groupBy: nil)
-    /// Sensors marked with space for a compare chart, in the order marked (at most 4).
+    /// Sensors marked with space for a compare chart, in the order marked (at
+    /// most 4); kept in the cache, so they outlive the dashboard.
     public var marked: [Int64] = []
+    /// The label keys `g` cycles through, best split first
+    /// (`ListLayout.groupKeys`); ranked again when sensors come or go, and at each `g`.
+    public var groupKeys: [String] = []
     /// The compare screen's state while it is open (`c`).
     public var compare: CompareState?
-    /// The server's alert rules, as last fetched (or cached).
+    /// The server's alert rules, as last fetched (or cached), with the live
+    /// stream's changes applied.
     public var alerts: [AlertStatus] = []
+    /// The stream's alert changes of the last few minutes, in order (see
+    /// `receiveAlerts`).
+    var recentAlertChanges: [ReceivedAlertChange] = []
     /// The alerts screen's first row shown.
     public var alertsTop = 0
 
@@ -149,7 +157,8 @@ public struct AppModel: Hashable, Sendable {
 
     /// What the runtime runs first: read the cache, then sync (when configured).
     public mutating func start() -> [Command] {
-        serverName == nil ? [.loadSensors] : [.loadSensors, .loadAlerts, .startLive] + requestSync()
+        serverName == nil ? [.loadSensors, .loadMarks]
+            : [.loadSensors, .loadMarks, .loadAlerts, .startLive] + requestSync()
     }
 
     /// A sync, unless one is already running.

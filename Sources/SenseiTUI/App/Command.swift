@@ -24,10 +24,18 @@ public enum Command: Hashable, Sendable {
     case refreshSensors(ids: Set<Int64>)
     /// Read the alert rules last seen from the cache; answer `.alertsLoaded`.
     case loadAlerts
+    /// Fetch the alert rules from the server now and keep them in the cache;
+    /// answer `.alertsLoaded` (the cached ones when the server does not answer).
+    case fetchAlerts
+    /// Read the compare marks kept in the cache; answer `.marksLoaded`.
+    case loadMarks
+    /// Keep the compare marks (sensor ids, in the order marked) in the cache.
+    case saveMarks([Int64])
     /// Keep the user's order of the sensors (ids, top first) in the cache.
     case saveOrder([Int64])
     /// Follow the server's live stream from now on (`LiveFeed`); answers
-    /// `.liveOpened`, `.liveReadings` and `.liveDropped` as they happen.
+    /// `.liveOpened`, `.liveReadings`, `.alertChanged` and `.liveDropped` as
+    /// they happen.
     case startLive
     /// Restore the terminal and exit.
     case quit

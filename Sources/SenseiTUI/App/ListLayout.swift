@@ -61,11 +61,6 @@ public struct ListLayout: Hashable, Sendable {
             if case .sensor(let index) = rows[row] { index } else { nil }
         }
     }
-
-    /// The label keys of `sensors`, sorted: what `g` cycles through.
-    public static func groupKeys(of sensors: [SensorSummary]) -> [String] {
-        Set(sensors.flatMap(\.sensor.labels.keys)).sorted()
-    }
 }
 
 /// The widest name and latest value of all sensors, shown or not, as

@@ -41,6 +41,11 @@ public enum Msg: Hashable, Sendable {
     /// The server's alert rules (or, offline, those last seen), answering
     /// `.loadAlerts` and following each sync.
     case alertsLoaded([AlertStatus])
+    /// The live stream said a rule's state moved, or a rule was created,
+    /// edited or deleted; the cache already holds the change.
+    case alertChanged(AlertChange)
+    /// The compare marks kept in the cache, in the order marked, answering `.loadMarks`.
+    case marksLoaded([Int64])
     /// SIGINT or SIGTERM.
     case interrupted
 }

@@ -127,9 +127,13 @@ extension AppModel {
             if unknownSensor { commands += requestSync() }
             return commands
         case .alertsLoaded(let alerts):
-            self.alerts = alerts
-            clampAlerts()
+            receiveAlerts(alerts)
             return []
+        case .alertChanged(let change):
+            receiveAlertChange(change)
+            return []
+        case .marksLoaded(let ids):
+            return restoreMarks(ids)
         case .liveDropped(let reason, let time):
             now = max(now, time)
             live = .dropped(reason)
@@ -235,11 +239,14 @@ extension AppModel {
             merged = sensors.compactMap { byId[$0.id] } + incoming.filter { !known.contains($0.id) }
             if merged.map(\.id) != incoming.map(\.id) { commands.append(.saveOrder(merged.map(\.id))) }
         }
+        let previous = sensors
         sensors = merged
         sensorsLoaded = true
         // The cache changed under the list (a sync): the rows on screen read
         // their sparklines again.
         for id in recent.keys { recent[id]?.asOf = Timestamp(milliseconds: 0) }
+        updateGroupKeys(previous: previous)
+        commands += dropMarksOfGoneSensors()
         if let selectedId, let index = sensors.firstIndex(where: { $0.id == selectedId }),
            let position = listLayout.order.firstIndex(of: index) { selection = position }
         if let detail, !sensors.contains(where: { $0.id == detail.sensorId }) {

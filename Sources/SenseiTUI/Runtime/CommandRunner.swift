@@ -89,6 +89,17 @@ public final class CommandRunner: Sendable {
             }
         case .loadAlerts:
             onQueue { [cache] in .alertsLoaded(try cache.cachedAlerts()) }
+        case .fetchAlerts:
+            guard let syncer else { return }
+            let deliver = deliver
+            Task.detached { deliver(.alertsLoaded(await syncer.syncAlerts().alerts)) }
+        case .loadMarks:
+            onQueue { [cache] in .marksLoaded(try cache.cachedMarks()) }
+        case .saveMarks(let ids):
+            onQueue { [cache] in
+                try cache.saveMarks(ids)
+                return nil
+            }
         case .saveOrder(let ids):
             onQueue { [cache] in
                 try cache.saveOrder(ids)
