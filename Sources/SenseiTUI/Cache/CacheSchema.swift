@@ -34,7 +34,9 @@ enum CacheSchema {
             -- the server's latest reading time and count when a sync last
             -- brought the sensor up to date: the same again means nothing to do
             synced_latest INTEGER,
-            synced_count INTEGER
+            synced_count INTEGER,
+            -- the server's retentionDays (NULL: forever)
+            retention_days INTEGER
         );
         CREATE INDEX sensors_code ON sensors(code);
         CREATE TABLE readings (
@@ -81,6 +83,7 @@ enum CacheSchema {
         4: """
             ALTER TABLE sensors ADD COLUMN synced_latest INTEGER;
             ALTER TABLE sensors ADD COLUMN synced_count INTEGER;
+            ALTER TABLE sensors ADD COLUMN retention_days INTEGER;
             """,
     ]
 

@@ -27,14 +27,14 @@ extension SensorCache {
             var added: [Int64] = []
             let upsert = try db.cachedStatement(sql: """
                 INSERT INTO sensors (id, code, name, units, value_type, created_at, updated_at,
-                                     latest_ts, latest_value, count, position, labels)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                     latest_ts, latest_value, count, position, labels, retention_days)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET
                     code = excluded.code, name = excluded.name, units = excluded.units,
                     value_type = excluded.value_type, created_at = excluded.created_at,
                     updated_at = excluded.updated_at, count = excluded.count,
                     latest_ts = excluded.latest_ts, latest_value = excluded.latest_value,
-                    labels = excluded.labels
+                    labels = excluded.labels, retention_days = excluded.retention_days
                 """)
             for sensor in sensors.sorted(by: { $0.id < $1.id }) {
                 let isNew = !known.contains(sensor.id)
@@ -42,7 +42,7 @@ extension SensorCache {
                     sensor.id, sensor.code, sensor.name, sensor.units, sensor.valueType.rawValue,
                     sensor.createdAt.milliseconds, sensor.updatedAt.milliseconds,
                     sensor.latest?.timestamp.milliseconds, sensor.latest?.value, sensor.count,
-                    isNew ? position : 0, Self.labelsJSON(sensor.labels),
+                    isNew ? position : 0, Self.labelsJSON(sensor.labels), sensor.retentionDays,
                 ])
                 if isNew {
                     added.append(sensor.id)
@@ -79,6 +79,13 @@ extension SensorCache {
         try pool.read { db in try Self.fetchSensors(db, sql: "ORDER BY position, id", arguments: []) }
     }
 
+    /// Every cached sensor as the server last listed it (latest reading and
+    /// count as listed, not moved on by live readings), in id order: what a
+    /// sync works from when the server says the list is unchanged (304).
+    public func listedSensors() throws -> [Sensor] {
+        try pool.read { db in try Self.fetchSensors(db, sql: "ORDER BY id", arguments: [], asListed: true) }
+    }
+
     /// The cached sensor with this code (for `sensei show CODE`), or nil.
     public func sensor(code: String) throws -> Sensor? {
         try pool.read { db in try Self.fetchSensors(db, sql: "WHERE code = ?", arguments: [code]).first }
@@ -109,9 +116,11 @@ extension SensorCache {
 
     /// The cached row, with `latest` moved on to the newest cached reading
     /// when the readings sync got further than the sensor list did.
-    static func fetchSensors(_ db: Database, sql clause: String, arguments: StatementArguments) throws -> [Sensor] {
+    static func fetchSensors(_ db: Database, sql clause: String, arguments: StatementArguments,
+                             asListed: Bool = false) throws -> [Sensor] {
         let rows = try Row.fetchAll(db, sql: """
             SELECT id, code, name, units, value_type, created_at, updated_at, latest_ts, latest_value, count, labels,
+                   retention_days,
                    (SELECT ts FROM readings r WHERE r.sensor_id = s.id ORDER BY ts DESC LIMIT 1) AS newest_ts,
                    (SELECT value FROM readings r WHERE r.sensor_id = s.id ORDER BY ts DESC LIMIT 1) AS newest_value
             FROM sensors s \(clause)
@@ -121,7 +130,7 @@ extension SensorCache {
             if let time: Int64 = row["latest_ts"], let value: Double = row["latest_value"] {
                 latest = Reading(timestamp: Timestamp(milliseconds: time), value: value)
             }
-            if let time: Int64 = row["newest_ts"], let value: Double = row["newest_value"],
+            if !asListed, let time: Int64 = row["newest_ts"], let value: Double = row["newest_value"],
                time > latest?.timestamp.milliseconds ?? .min {
                 latest = Reading(timestamp: Timestamp(milliseconds: time), value: value)
             }
@@ -129,7 +138,8 @@ extension SensorCache {
                           valueType: ValueType(rawValue: row["value_type"]) ?? .float,
                           createdAt: Timestamp(milliseconds: row["created_at"]),
                           updatedAt: Timestamp(milliseconds: row["updated_at"]),
-                          latest: latest, count: row["count"], labels: labels(fromJSON: row["labels"]))
+                          latest: latest, count: row["count"], retentionDays: row["retention_days"],
+                          labels: labels(fromJSON: row["labels"]))
         }
     }
 

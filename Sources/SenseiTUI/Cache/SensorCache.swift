@@ -22,6 +22,9 @@ public final class SensorCache: Sendable {
         configuration.foreignKeysEnabled = true
         // `sensei list` may run beside a dashboard on the same file.
         configuration.busyMode = .timeout(5)
+        // The dashboard reads from one queue, and a sync beside it: two
+        // readers, each with its own page cache, not GRDB's default five.
+        configuration.maximumReaderCount = 2
         configuration.label = "sensei-cache"
         pool = try DatabasePool(path: path, configuration: configuration)
         upgradeNote = try CacheSchema.apply(to: pool)

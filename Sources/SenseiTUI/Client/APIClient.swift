@@ -15,8 +15,8 @@ public final class APIClient: Sendable, CustomStringConvertible {
     public let baseURL: URL
     let token: String
     private let session: URLSession
-    /// The last sensor list and its `ETag`, for `sensorList()`.
-    private let lastSensorList = Mutex<(tag: String, sensors: [Sensor])?>(nil)
+    /// The last sensor list's `ETag`, for `sensorList(unchanged:)`.
+    private let lastSensorListTag = Mutex<String?>(nil)
 
     /// The most readings the server returns in one answer.
     public static let maximumPageSize = 10_000
@@ -44,27 +44,31 @@ public final class APIClient: Sendable, CustomStringConvertible {
 
     /// `GET /sensors`: every sensor with its latest reading and count.
     public func sensors() async throws(SyncFailure) -> [Sensor] {
-        try await sensorList().sensors
+        try items(of: try await get("/sensors", query: []), key: "sensors", route: "/sensors") {
+            item throws(WireFormatError) in try Sensor(json: item)
+        }
     }
 
     /// `GET /sensors`, asking with the last answer's `ETag` whether anything
-    /// changed: a quiet house of 10,000 sensors answers 304 and no body.
-    /// `changed` is false when the list is the one this client last got.
-    public func sensorList() async throws(SyncFailure) -> (sensors: [Sensor], changed: Bool) {
-        let known = lastSensorList.withLock { $0 }
-        let answer = try await fetch("/sensors", query: [], ifNoneMatch: known?.tag)
-        if answer.status == 304, let known { return (known.sensors, false) }
+    /// changed: a quiet house of 10,000 sensors answers 304 and no body, and
+    /// `unchanged` gives the list as last kept (the cache's), not a copy
+    /// held here. `changed` is false then.
+    public func sensorList(unchanged: () throws(SyncFailure) -> [Sensor]) async throws(SyncFailure)
+        -> (sensors: [Sensor], changed: Bool) {
+        let tag = lastSensorListTag.withLock { $0 }
+        let answer = try await fetch("/sensors", query: [], ifNoneMatch: tag)
+        if answer.status == 304, tag != nil { return (try unchanged(), false) }
         let sensors = try items(of: try parse(answer, path: "/sensors"), key: "sensors", route: "/sensors") {
             item throws(WireFormatError) in try Sensor(json: item)
         }
-        lastSensorList.withLock { $0 = answer.entityTag.map { (tag: $0, sensors: sensors) } }
+        lastSensorListTag.withLock { $0 = answer.entityTag }
         return (sensors, true)
     }
 
-    /// The next `sensorList()` takes the whole list again (the last one
-    /// could not be kept).
+    /// The next `sensorList` takes the whole list again (the last one could
+    /// not be kept).
     public func forgetSensorList() {
-        lastSensorList.withLock { $0 = nil }
+        lastSensorListTag.withLock { $0 = nil }
     }
 
     /// `GET /sensors/<id>/data?order=asc`: up to `limit` readings at or after

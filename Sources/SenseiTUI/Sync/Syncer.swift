@@ -107,7 +107,13 @@ public struct Syncer: Sendable {
         var summary = SyncSummary()
         summary.requests += 1
         let sensors: [Sensor], changed: Bool
-        do { (sensors, changed) = try await client.sensorList() } catch { throw .server(error) }
+        do {
+            (sensors, changed) = try await client.sensorList { () throws(SyncFailure) in
+                do { return try cache.listedSensors() } catch { throw .cache(String(describing: error)) }
+            }
+        } catch {
+            throw .server(error)
+        }
         summary.sensorsSeen = sensors.count
         summary.listChanged = changed
         // The list this client merged last time (304): nothing to merge.
