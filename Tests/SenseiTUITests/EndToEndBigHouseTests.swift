@@ -26,11 +26,7 @@ struct EndToEndBigHouseTests {
                     try #require(written.status == 204, "write: \(written.status)")
                 }
 
-                let tmux = try Tmux(width: 110, height: 30, command: [
-                    "env", "XDG_CACHE_HOME=\(scratch.root)/cache", "XDG_CONFIG_HOME=\(scratch.root)/config",
-                    "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color",
-                    TestBinaries.path("sensei"), "--url", server.url.absoluteString, "--token", server.readToken,
-                ])
+                let tmux = try Tmux.dashboard(width: 110, height: 30, scratch: scratch, server: server)
                 defer { tmux.kill() }
                 let list = try tmux.waitFor { $0.contains("10000 sensors") && $0.contains("live") }
                 #expect(list.contains("probe_0"))

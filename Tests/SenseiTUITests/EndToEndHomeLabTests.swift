@@ -27,11 +27,7 @@ struct EndToEndHomeLabTests {
                     {"name":"Door open","sensor":"front_door","condition":"above","threshold":0.5,"notify":["http://127.0.0.1:9/hook"]}
                     """#).status == 201)
 
-                let tmux = try Tmux(width: 110, height: 30, command: [
-                    "env", "XDG_CACHE_HOME=\(scratch.root)/cache", "XDG_CONFIG_HOME=\(scratch.root)/config",
-                    "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color",
-                    TestBinaries.path("sensei"), "--url", server.url.absoluteString, "--token", server.readToken,
-                ])
+                let tmux = try Tmux.dashboard(width: 110, height: 30, scratch: scratch, server: server)
                 defer { tmux.kill() }
                 _ = try tmux.waitFor { $0.contains("Porch temperature") && $0.contains("live") }
 

@@ -33,13 +33,8 @@ struct EndToEndLiveAlertsTests {
                 defer { stop(watch) }
                 func watched() -> String { (try? String(contentsOfFile: watchOutput, encoding: .utf8)) ?? "" }
 
-                let tmux = try Tmux(width: 100, height: 24, command: [
-                    "env", "XDG_CACHE_HOME=\(scratch.root)/cache", "XDG_CONFIG_HOME=\(scratch.root)/config",
-                    "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color",
-                    // A refresh far away: only the stream can bring the changes in time.
-                    TestBinaries.path("sensei"), "--url", server.url.absoluteString, "--token", server.readToken,
-                    "--refresh", "3600",
-                ])
+                // A refresh far away: only the stream can bring the changes in time.
+                let tmux = try Tmux.dashboard(width: 100, height: 24, scratch: scratch, server: server, arguments: ["--refresh", "3600"])
                 defer { tmux.kill() }
                 try tmux.waitFor { $0.contains("Porch") && $0.contains("● online · live") && $0.contains("synced") }
                 // The watch follows the stream once a reading posted now shows in it.

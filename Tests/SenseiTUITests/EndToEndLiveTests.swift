@@ -16,13 +16,8 @@ struct EndToEndLiveTests {
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
                 let now = Timestamp.now().milliseconds
                 try server.post("porch", series(count: 12, every: 300_000, last: now - 60_000) { 20 + Double($0) })
-                let tmux = try Tmux(width: 100, height: 30, command: [
-                    "env", "XDG_CACHE_HOME=\(scratch.root)/cache", "XDG_CONFIG_HOME=\(scratch.root)/config",
-                    "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color",
-                    // A refresh far away: only the stream can bring the reading in time.
-                    TestBinaries.path("sensei"), "--url", server.url.absoluteString, "--token", server.readToken,
-                    "--refresh", "3600",
-                ])
+                // A refresh far away: only the stream can bring the reading in time.
+                let tmux = try Tmux.dashboard(width: 100, height: 30, scratch: scratch, server: server, arguments: ["--refresh", "3600"])
                 defer { tmux.kill() }
                 try tmux.waitFor { $0.contains("Porch") && $0.contains("● online · live") }
                 try tmux.send("Enter")

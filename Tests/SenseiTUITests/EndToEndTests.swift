@@ -20,11 +20,7 @@ struct EndToEndTests {
                     .code("temperature_ext"), name: "External Temperature", units: "°C", valueType: nil)
                 try server.post("humidity", [(now - 30_000, 55)])
 
-                let tmux = try Tmux(width: 100, height: 30, command: [
-                    "env", "XDG_CACHE_HOME=\(scratch.root)/cache", "XDG_CONFIG_HOME=\(scratch.root)/config",
-                    "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color",
-                    TestBinaries.path("sensei"), "--url", server.url.absoluteString, "--token", server.readToken,
-                ])
+                let tmux = try Tmux.dashboard(width: 100, height: 30, scratch: scratch, server: server)
                 defer { tmux.kill() }
 
                 let list = try tmux.waitFor { $0.contains("External Temperature") && $0.contains("online") }
@@ -244,6 +240,20 @@ struct Tmux {
 
     private static func quote(_ word: String) -> String {
         "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+extension Tmux {
+    /// The real `sensei` against `server` with the read token, its cache and
+    /// config under `scratch`, in a UTF-8 locale: how every end-to-end test
+    /// starts the dashboard. `arguments` go after the connection flags.
+    static func dashboard(width: Int, height: Int, scratch: Scratch, server: LiveServer,
+                          arguments: [String] = []) throws -> Tmux {
+        try Tmux(width: width, height: height, command: [
+            "env", "XDG_CACHE_HOME=\(scratch.root)/cache", "XDG_CONFIG_HOME=\(scratch.root)/config",
+            "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color",
+            TestBinaries.path("sensei"), "--url", server.url.absoluteString, "--token", server.readToken,
+        ] + arguments)
     }
 }
 

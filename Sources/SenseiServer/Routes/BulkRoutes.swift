@@ -79,14 +79,7 @@ private struct SeriesWriter {
     /// opens this one, as needed.
     mutating func item(of sensor: BulkSensor, in writer: inout JSONWriter) {
         guard current != sensor.id else { return }
-        if current == nil {
-            writer.beginObject()
-            writer.key("series")
-            writer.beginArray()
-        } else {
-            writer.endArray()
-            writer.endObject()
-        }
+        closeSensorOrOpenEnvelope(in: &writer)
         current = sensor.id
         writer.beginObject()
         writer.key("id")
@@ -98,6 +91,15 @@ private struct SeriesWriter {
     }
 
     mutating func finish(next: BulkCursor?, in writer: inout JSONWriter) {
+        closeSensorOrOpenEnvelope(in: &writer)
+        writer.endArray()
+        writer.key("next")
+        if let next { writer.string(next.text) } else { writer.null() }
+        writer.endObject()
+    }
+
+    /// Before the first sensor, the envelope; after one, its end.
+    private func closeSensorOrOpenEnvelope(in writer: inout JSONWriter) {
         if current == nil {
             writer.beginObject()
             writer.key("series")
@@ -106,9 +108,5 @@ private struct SeriesWriter {
             writer.endArray()
             writer.endObject()
         }
-        writer.endArray()
-        writer.key("next")
-        if let next { writer.string(next.text) } else { writer.null() }
-        writer.endObject()
     }
 }
