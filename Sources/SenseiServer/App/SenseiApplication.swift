@@ -93,7 +93,7 @@ public final class SenseiApplication: Sendable {
         AlertRoutes(store: store, alerts: alerts).addRoutes(to: &router)
         AggregateRoutes(store: store).addRoutes(to: &router)
         InfluxRoutes(store: store, metrics: metrics).addRoutes(to: &router)
-        InfluxQueryRoutes().addRoutes(to: &router)
+        InfluxQueryRoutes(store: store).addRoutes(to: &router)
         return router
     }
 
