@@ -132,7 +132,9 @@ extension InfluxGroupContext {
         var rows: [[InfluxValue?]] = []
         var times: [Int64] = []
         for (index, window) in windows.enumerated() {
-            let time = select.interval == nil ? (range.hasLowerBound ? range.lo : 0) : window.start
+            // integral() without GROUP BY time shows the epoch, whatever the range (as InfluxDB).
+            let integralOnly = calls.allSatisfy { $0.name == "integral" }
+            let time = select.interval == nil ? (range.hasLowerBound && !integralOnly ? range.lo : 0) : window.start
             // distinct gives several values a window: one row each.
             let height = columns.map { column in column.expr.calls.map { reduced[Self.key($0)]![index].count }.max() ?? 1 }.max() ?? 1
             if height == 0 {

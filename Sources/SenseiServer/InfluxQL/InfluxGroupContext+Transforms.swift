@@ -45,6 +45,7 @@ extension InfluxGroupContext {
                     points.append(InfluxPoint(time: window.start, value: value))
                 } else {
                     switch select.fill {
+                    case .null where inner == "count": points.append(InfluxPoint(time: window.start, value: 0))
                     case .number(let value): points.append(InfluxPoint(time: window.start, value: value))
                     case .previous: if let carried { points.append(InfluxPoint(time: window.start, value: carried)) }
                     default: break

@@ -80,7 +80,8 @@ struct InfluxQLParser {
     }
 
     func error(_ found: InfluxQLScanned, expected: [String]) -> InfluxQLParseError {
-        let (line, char) = scanner.position(of: found.offset)
+        // InfluxDB's reader counts one past the last character when it meets the end.
+        let (line, char) = scanner.position(of: found.offset + (found.token == .eof ? 1 : 0))
         return InfluxQLParseError("found \(found.token.text), expected \(expected.joined(separator: ", ")) at line \(line), char \(char)")
     }
 

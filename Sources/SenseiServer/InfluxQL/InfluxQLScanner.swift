@@ -263,6 +263,6 @@ struct InfluxQLScanner {
                 char += 1
             }
         }
-        return (line, char)
+        return (line, char + Swift.max(0, byteOffset - bytes.count))
     }
 }

@@ -44,9 +44,13 @@ struct InfluxSelectExecutor {
         let (range, filter) = try InfluxCondition.split(select.condition, now: now)
         let shape = try InfluxQueryShape(select)
         var results: [InfluxResultSeries] = []
-        for name in catalog.measurements(matching: select.sources) {
+        let names = catalog.measurements(matching: select.sources)
+        // `*` stands for the fields and tags of every measurement named, so
+        // that all answer with the same columns (InfluxDB's wildcard).
+        let everything = InfluxMeasurementScope(name: "", series: catalog.series.filter { names.contains($0.measurement) })
+        for name in names {
             let scope = InfluxMeasurementScope(name: name, series: catalog.series(of: name))
-            let columns = try expandColumns(select.fields, scope: scope, raw: shape == .raw)
+            let columns = try expandColumns(select.fields, scope: everything, raw: shape == .raw)
             let fields = Set(columns.flatMap { $0.expr.references }.filter { scope.fieldTypes[$0] != nil })
             guard !fields.isEmpty else { continue }
             let filterFields = Set((filter?.references ?? []).filter { scope.fieldTypes[$0] != nil })
