@@ -23,13 +23,13 @@ struct InfluxQueryRoutes {
             }
         }
         guard let text = parameters["q"], !text.allSatisfy(\.isWhitespace) else {
-            return InfluxResponses.v1Error(400, #"missing required parameter "q""#)
+            return Self.error(#"missing required parameter "q""#)
         }
         let statements: [InfluxStatement]
         do {
             statements = try InfluxQLParser.parse(text)
         } catch {
-            return InfluxResponses.v1Error(400, "error parsing query: \(error)")
+            return Self.error("error parsing query: \(error)")
         }
         let format = InfluxOutputFormat(epoch: parameters["epoch"], pretty: parameters["pretty"] == "true")
         let results = InfluxQueryExecutor(store: store).run(statements)
@@ -46,6 +46,13 @@ struct InfluxQueryRoutes {
             body = InfluxJSON.write(results, format: format)
         }
         return Response(status: 200, headers: [("Content-Type", Response.jsonType), InfluxResponses.versionHeader], body: body)
+    }
+
+    /// A 400 as /query gives it: InfluxDB's JSON formatter ends every body with a newline.
+    private static func error(_ message: String) -> Response {
+        var response = InfluxResponses.v1Error(400, message)
+        response.body.append(0x0A)
+        return response
     }
 }
 
