@@ -105,14 +105,17 @@ struct InfluxEvaluator {
     let tag: (String) -> String?
     /// nil: fields are unknown (judging a series by its tags).
     let field: ((String) -> InfluxValue)?
+    /// The measurement's fields: any other name is a tag, empty where a
+    /// series lacks it (InfluxDB's reading of an unknown name).
+    var fieldKeys: Set<String> = []
 
     func value(_ expr: InfluxExpr) -> InfluxValue {
         switch expr {
         case .paren(let inner): return value(inner)
         case .reference(let name):
             if let field, !tagKeys.contains(name) { return field(name) }
-            if tagKeys.contains(name) { return .string(tag(name) ?? "") }
-            return field == nil ? .null : .null
+            if tagKeys.contains(name) || !fieldKeys.contains(name) { return .string(tag(name) ?? "") }
+            return .null
         case .string(let text): return .string(text)
         case .integer(let number): return .integer(number)
         case .number(let number): return .float(number)
@@ -166,7 +169,7 @@ struct InfluxEvaluator {
             case "-": return .integer(x &- y)
             case "*": return .integer(x &* y)
             case "/": return y == 0 ? .float(0) : .float(Double(x) / Double(y))
-            case "%": return y == 0 ? .null : .integer(x % y)
+            case "%": return y == 0 ? .null : y == -1 ? .integer(0) : .integer(x % y)
             default: break
             }
         }

@@ -18,7 +18,7 @@ extension InfluxGroupContext {
             let ids = group.series.map(\.sensorID)
             let found: Int64?
             do { found = try executor.store.influxFirstTime(of: ids) } catch { throw InfluxQueryError("\(error)") }
-            guard let found else { return [] }
+            guard let found, InfluxTime.millisecondRange.contains(found) else { return [] }
             first = found * 1_000_000
         }
         let last = hi ?? (range.hasUpperBound ? range.hi : executor.now)
@@ -131,12 +131,14 @@ extension InfluxGroupContext {
         let selectorTime = select.interval == nil && calls.count == 1 && InfluxReducer.selectors.contains(calls[0].name)
         var rows: [[InfluxValue?]] = []
         var times: [Int64] = []
+        // Each column's calls' results, looked up once, not per window.
+        let columnResults = columns.map { column in column.expr.calls.map { reduced[Self.key($0)]! } }
+        let integralOnly = calls.allSatisfy { $0.name == "integral" }
         for (index, window) in windows.enumerated() {
             // integral() without GROUP BY time shows the epoch, whatever the range (as InfluxDB).
-            let integralOnly = calls.allSatisfy { $0.name == "integral" }
             let time = select.interval == nil ? (range.hasLowerBound && !integralOnly ? range.lo : 0) : window.start
             // distinct gives several values a window: one row each.
-            let height = columns.map { column in column.expr.calls.map { reduced[Self.key($0)]![index].count }.max() ?? 1 }.max() ?? 1
+            let height = columnResults.map { results in results.map { $0[index].count }.max() ?? 1 }.max() ?? 1
             if height == 0 {
                 times.append(time)
                 rows.append(columns.map { _ in nil })
@@ -144,9 +146,12 @@ extension InfluxGroupContext {
             }
             for line in 0..<height {
                 var rowTime = time
-                let values: [InfluxValue?] = columns.map { column in
-                    evaluate(column.expr) { call in
-                        let results = reduced[Self.key(call)]![index]
+                let values: [InfluxValue?] = columns.indices.map { column in
+                    var next = 0
+                    return evaluate(columns[column].expr) { _ in
+                        // Calls come in the order `calls` lists them.
+                        let results = columnResults[column][next][index]
+                        next += 1
                         guard line < results.count else { return nil }
                         if selectorTime, let at = results[line].time { rowTime = at }
                         return results[line].value

@@ -34,8 +34,11 @@ extension InfluxGroupContext {
             guard let first = all.first else { return [:] }
             earliest = first.start
             let extra = Int64(name == "moving_average" ? Swift.max(n - 1, 1) : 1)
-            let lo = range.hasLowerBound ? range.lo - every * extra : first.start - every * extra
-            let windows = try self.windows(from: first.start - every * extra, through: all.last!.start)
+            let (back, overflow) = every.multipliedReportingOverflow(by: extra)
+            let (start, early) = first.start.subtractingReportingOverflow(back)
+            guard !overflow, !early else { throw InfluxQueryError("\(name): the window reaches before the earliest time") }
+            let lo = range.hasLowerBound ? range.lo &- back : start
+            let windows = try self.windows(from: start, through: all.last!.start)
             let reduced = try reduce(inner, innerArguments, over: windows, from: lo, through: upperBound)
             var carried: Double?
             points = []

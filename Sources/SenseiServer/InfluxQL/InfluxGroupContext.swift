@@ -21,10 +21,11 @@ struct InfluxGroupContext {
 
     /// The range in the store's milliseconds (inclusive), clamped to what it holds.
     func millisecondRange(_ lo: Int64, _ hi: Int64) -> (Int64, Int64) {
-        let loMs = lo == InfluxTime.min ? Timestamp.range.lowerBound
-            : Swift.max(Timestamp.range.lowerBound, Swift.min(Timestamp.range.upperBound + 1, -((-lo).floorDiv(1_000_000))))
-        let hiMs = hi == InfluxTime.max ? Timestamp.range.upperBound
-            : Swift.min(Timestamp.range.upperBound, Swift.max(Timestamp.range.lowerBound - 1, hi.floorDiv(1_000_000)))
+        // Ceiling of lo, floor of hi, within what nanoseconds hold: every
+        // reading read converts to nanoseconds without overflow.
+        let bounds = InfluxTime.millisecondRange
+        let loMs = Swift.max(bounds.lowerBound, lo.floorDiv(1_000_000) + (lo % 1_000_000 == 0 ? 0 : 1))
+        let hiMs = Swift.min(bounds.upperBound, hi.floorDiv(1_000_000))
         return (loMs, hiMs)
     }
 
@@ -38,7 +39,11 @@ struct InfluxGroupContext {
     /// The points of `fields` from `lo` through `hi`, joined by series key
     /// and time into rows, kept when the WHERE holds, in time order (series
     /// keys in order at one time).
-    func joinedRows(_ fields: Set<String>, from lo: Int64, through hi: Int64) throws(InfluxQueryError) -> [JoinedRow] {
+    /// With `limit`, only the first (or, not `ascending`, last) `limit`
+    /// readings of each series are read: enough for that many rows, and a
+    /// raw select of a year never holds the year.
+    func joinedRows(_ fields: Set<String>, from lo: Int64, through hi: Int64, ascending: Bool = true,
+                    limit: Int = .max) throws(InfluxQueryError) -> [JoinedRow] {
         let wanted = fields.union(filterFields)
         let sets = tagSets
         let setKeys = sets.map { $0.map { "\($0.key)=\($0.value)" }.joined(separator: ",") }
@@ -48,7 +53,8 @@ struct InfluxGroupContext {
         guard loMs <= hiMs, !chosen.isEmpty else { return [] }
         var rows: [Int: [Int64: [String: InfluxValue]]] = [:]  // tag set → time → values
         do {
-            try executor.store.influxReadings(of: chosen.map(\.sensorID), from: loMs, through: hiMs) { index, ts, value in
+            try executor.store.influxReadings(of: chosen.map(\.sensorID), from: loMs, through: hiMs, ascending: ascending,
+                                              limit: limit) { index, ts, value in
                 let series = chosen[index]
                 let set = setIndex[series.tags.map { "\($0.key)=\($0.value)" }.joined(separator: ",")] ?? 0
                 rows[set, default: [:]][ts * 1_000_000, default: [:]][series.field] = InfluxReducer.typed(value, series.valueType)
@@ -70,11 +76,17 @@ struct InfluxGroupContext {
         }
     }
 
-    /// A raw select: one row per series key and time with a selected value.
+    /// A raw select: one row per series key and time with a selected value;
+    /// at most `InfluxSelectExecutor.maximumRows` + 1 of them from the end
+    /// the query reads first (the one more tells the answer is partial).
     func rawRows(_ columns: [InfluxColumn], fields: Set<String>) throws(InfluxQueryError) -> [[InfluxValue]] {
         let sets = tagSets
         var result: [[InfluxValue]] = []
-        for row in try joinedRows(fields, from: range.lo, through: range.hi) {
+        let most = InfluxSelectExecutor.maximumRows + 1
+        let wanted = select.limit > 0 && select.offset < most ? Swift.min(select.offset + Swift.min(select.limit, most), most) : most
+        // A WHERE on fields drops rows after reading: then every row is read.
+        let limit = filterFields.isEmpty ? wanted : .max
+        for row in try joinedRows(fields, from: range.lo, through: range.hi, ascending: !select.descending, limit: limit) {
             let tags = sets[row.tagSet]
             let evaluator = InfluxEvaluator(tagKeys: scope.tagKeys, tag: { key in tags.first { $0.key == key }?.value },
                                             field: { row.values[$0] ?? .null })
@@ -83,7 +95,7 @@ struct InfluxGroupContext {
             for column in columns {
                 let value = evaluator.value(column.expr)
                 values.append(value)
-                if value != .null, column.expr.references.contains(where: { fields.contains($0) }) { any = true }
+                if value != InfluxValue.null, column.expr.references.contains(where: { fields.contains($0) }) { any = true }
             }
             if any { result.append(values) }
         }
@@ -91,10 +103,27 @@ struct InfluxGroupContext {
     }
 
     /// The points of one field (all the group's series), in time order.
+    /// Without a WHERE on fields, read straight into points (16 bytes each).
     func points(of field: String, from lo: Int64, through hi: Int64) throws(InfluxQueryError) -> [InfluxPoint] {
-        try joinedRows([field], from: lo, through: hi).compactMap { row in
-            row.values[field]?.number.map { InfluxPoint(time: row.time, value: $0) }
+        guard filterFields.isEmpty else {
+            return try joinedRows([field], from: lo, through: hi).compactMap { row in
+                row.values[field]?.number.map { InfluxPoint(time: row.time, value: $0) }
+            }
         }
+        let (loMs, hiMs) = millisecondRange(lo, hi)
+        let ids = group.series.filter { $0.field == field }.map(\.sensorID)
+        guard loMs <= hiMs, !ids.isEmpty else { return [] }
+        var points: [InfluxPoint] = []
+        do {
+            try executor.store.influxReadings(of: ids, from: loMs, through: hiMs) { _, ts, value in
+                points.append(InfluxPoint(time: ts * 1_000_000, value: value))
+            }
+        } catch {
+            throw InfluxQueryError("reading the store failed: \(error)")
+        }
+        // Series after series: one stable sort puts them in time order.
+        if ids.count > 1 { points.sort { $0.time < $1.time } }
+        return points
     }
 
     func type(of field: String) -> ValueType { scope.fieldTypes[field] ?? .float }

@@ -47,7 +47,14 @@ extension InfluxQLParser {
     }
 
     mutating func parseUnary() throws(InfluxQLParseError) -> InfluxExpr {
+        terms += 1
+        depth += 1
+        defer { depth -= 1 }
         let next = scanSkippingSpace()
+        guard terms <= Self.maximumTerms, depth <= Self.maximumDepth else {
+            throw error("expression too complex (more than \(Self.maximumTerms) terms or \(Self.maximumDepth) levels)",
+                        at: next.offset)
+        }
         switch next.token {
         case .symbol("("):
             let inner = try parseExpr()

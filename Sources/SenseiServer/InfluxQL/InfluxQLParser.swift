@@ -20,6 +20,10 @@ struct InfluxQLParser {
     private(set) var scanner: InfluxQLScanner
     /// Where the last token scanned began, to step back over it.
     private var previous: [Int] = []
+    /// Terms and nesting of the statement so far: a query of 100,000 nested
+    /// parentheses or terms would overflow the stack of whatever walks its tree.
+    var terms = 0, depth = 0
+    static let maximumTerms = 1_000, maximumDepth = 100
 
     init(_ text: String) { scanner = InfluxQLScanner(text) }
 
@@ -41,6 +45,7 @@ struct InfluxQLParser {
             }
             guard separated else { throw error(next, expected: [";"]) }
             unscan()
+            terms = 0
             statements.append(try parseStatement())
             separated = false
         }

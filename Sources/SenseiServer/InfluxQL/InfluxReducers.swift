@@ -27,7 +27,8 @@ enum InfluxReducer {
     static func typed(_ value: Double, _ type: ValueType) -> InfluxValue {
         switch type {
         case .float: .float(value)
-        case .int: .integer(Int64(value))
+        // A sum past what an Int64 holds stays a float rather than trap.
+        case .int: abs(value) < 9.2e18 ? .integer(Int64(value)) : .float(value)
         case .bool: .bool(value != 0)
         }
     }
@@ -81,8 +82,9 @@ enum InfluxReducer {
             return [InfluxReduced(value: .float((variance / (count - 1)).squareRoot()))]
         case "percentile":
             let sorted = points.sorted { $0.value < $1.value }
-            let index = Int((Double(sorted.count) * (argument ?? 50) / 100 + 0.5).rounded(.down)) - 1
-            guard index >= 0, index < sorted.count else { return [] }
+            let position = (Double(sorted.count) * (argument ?? 50) / 100 + 0.5).rounded(.down)
+            guard position >= 1, position <= Double(sorted.count) else { return [] }
+            let index = Int(position) - 1
             return [InfluxReduced(value: typed(sorted[index].value, type), time: sorted[index].time)]
         case "distinct":
             var seen = Set<Double>()

@@ -27,6 +27,8 @@ struct InfluxResultSeries {
     var tags: [(key: String, value: String)]?
     var columns: [String]
     var values: [[InfluxValue]]
+    /// Cut at the row limit: more rows exist.
+    var partial = false
 }
 
 /// What one statement gave: series (maybe none) or an error.
@@ -122,6 +124,10 @@ enum InfluxJSON {
                 writer.endArray()
             }
             writer.endArray()
+        }
+        if series.partial {
+            writer.key("partial")
+            writer.bool(true)
         }
         writer.endObject()
     }

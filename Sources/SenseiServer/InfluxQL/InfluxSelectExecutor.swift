@@ -37,8 +37,11 @@ struct InfluxSelectExecutor {
     let store: SenseiStore
     let catalog: InfluxCatalog
     let now: Int64
-    /// A guard on GROUP BY time over a long range (InfluxDB's max-select-buckets).
-    static let maximumWindows = 1_000_000
+    /// Guards on what one statement may hold, InfluxDB's `max-select-buckets`
+    /// and `max-row-limit` set: GROUP BY time windows, and rows of a raw
+    /// select (past it a series ends `"partial": true`, as InfluxDB marks it).
+    static let maximumWindows = 100_000
+    static let maximumRows = 100_000
 
     func run(_ select: InfluxSelect) throws(InfluxQueryError) -> [InfluxResultSeries] {
         let (range, filter) = try InfluxCondition.split(select.condition, now: now)
@@ -64,21 +67,19 @@ struct InfluxSelectExecutor {
                 case .transform: rows = try context.transformRows(columns)
                 }
                 guard !rows.isEmpty else { continue }
+                var values = page(rows, select)
+                let partial = values.count > Self.maximumRows
+                if partial { values.removeLast(values.count - Self.maximumRows) }
                 results.append(InfluxResultSeries(name: name, tags: select.dimensions.isEmpty ? nil : group.tags,
-                                                  columns: ["time"] + columns.map(\.name), values: page(rows, select)))
+                                                  columns: ["time"] + columns.map(\.name), values: values, partial: partial))
             }
         }
         results.removeAll { $0.values.isEmpty }
-        let from = min(select.seriesOffset, results.count)
-        let upTo = select.seriesLimit > 0 ? min(results.count, from + select.seriesLimit) : results.count
-        return Array(results[from..<upTo])
+        return InfluxPage.slice(results, offset: select.seriesOffset, limit: select.seriesLimit)
     }
 
     private func page(_ rows: [[InfluxValue]], _ select: InfluxSelect) -> [[InfluxValue]] {
-        let ordered = select.descending ? rows.reversed() : rows
-        let from = min(select.offset, ordered.count)
-        let upTo = select.limit > 0 ? min(ordered.count, from + select.limit) : ordered.count
-        return Array(ordered[from..<upTo])
+        InfluxPage.slice(select.descending ? rows.reversed() : rows, offset: select.offset, limit: select.limit)
     }
 
     /// The GROUP BY tag keys, then the series meeting the WHERE's tag part
@@ -98,7 +99,8 @@ struct InfluxSelectExecutor {
         var groups: [[String]: InfluxGroup] = [:]
         for series in scope.series where fields.contains(series.field) {
             if let filter {
-                let evaluator = InfluxEvaluator(tagKeys: scope.tagKeys, tag: { series.tag($0) }, field: nil)
+                let evaluator = InfluxEvaluator(tagKeys: scope.tagKeys, tag: { series.tag($0) }, field: nil,
+                                                fieldKeys: Set(scope.fieldTypes.keys))
                 guard evaluator.mayHold(filter) else { continue }
             }
             let values = keys.map { series.tag($0) ?? "" }

@@ -66,8 +66,15 @@ struct InfluxShowExecutor {
     }
 
     private func page<T>(_ items: [T], _ show: InfluxShow) -> [T] {
-        let from = min(show.offset, items.count)
-        let upTo = show.limit > 0 ? min(items.count, from + show.limit) : items.count
+        InfluxPage.slice(items, offset: show.offset, limit: show.limit)
+    }
+}
+
+/// OFFSET and LIMIT (0: none) over a list; any numbers a client sends.
+enum InfluxPage {
+    static func slice<T>(_ items: [T], offset: Int, limit: Int) -> [T] {
+        let from = min(max(0, offset), items.count)
+        let upTo = limit > 0 && limit < items.count - from ? from + limit : items.count
         return Array(items[from..<upTo])
     }
 }

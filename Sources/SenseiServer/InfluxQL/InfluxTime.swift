@@ -9,6 +9,10 @@ enum InfluxTime {
     static let min: Int64 = -9_223_372_036_854_775_806
     static let max: Int64 = 9_223_372_036_854_775_806
 
+    /// The milliseconds a nanosecond time can hold (years 1677 to 2262):
+    /// readings outside are out of InfluxQL's reach, as they are in InfluxDB.
+    static let millisecondRange: ClosedRange<Int64> = -9_223_372_036_854...9_223_372_036_854
+
     static func now() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
@@ -67,33 +71,35 @@ enum InfluxTime {
         if body.count == 10 { body += "T00:00:00Z" }
         if body.count == 19 { body += "Z" }
         guard let stamp = Timestamp(rfc3339: body) else { return nil }
-        return stamp.milliseconds * 1_000_000 + fraction
+        let (ns, overflow) = stamp.milliseconds.multipliedReportingOverflow(by: 1_000_000)
+        return overflow ? nil : ns + fraction
     }
 
     /// The window of `every` (shifted by `offset`) holding `t`, as InfluxDB's
     /// `IteratorOptions.Window` cuts it, in `zone`'s wall-clock time.
     static func window(of t: Int64, every: Int64, offset: Int64, zone: TimeZone?) -> (start: Int64, end: Int64) {
-        let shifted = t - offset
+        // Wrapping arithmetic: any offset a query gives, and times at the ends, cannot trap.
+        let shifted = t &- offset
         let zoneOffset = zone.map { seconds($0, at: shifted) } ?? 0
         var dt = (shifted &+ zoneOffset) % every
         if dt < 0 { dt += every }
-        var start = min &+ dt >= shifted ? min : shifted - dt
-        start += offset
+        var start = min &+ dt >= shifted ? min : shifted &- dt
+        start = start &+ offset
         if let zone {
             let startOffset = seconds(zone, at: start)
             let o = zoneOffset - startOffset
-            if o != 0 && Swift.abs(o) < every { start += o }
+            if o != 0 && Swift.abs(o) < every { start = start &+ o }
         }
         let rest = every - dt
-        var end = max - rest <= shifted ? max : shifted + rest
+        var end = max &- rest <= shifted ? max : shifted &+ rest
         if let zone {
             let endOffset = seconds(zone, at: end)
             let o = zoneOffset - endOffset
             if o != 0 && Swift.abs(o) < every {
-                if o > 0 || seconds(zone, at: end + o) == endOffset { end += o }
+                if o > 0 || seconds(zone, at: end &+ o) == endOffset { end = end &+ o }
             }
         }
-        end += offset
+        end = end &+ offset
         return (start, end)
     }
 

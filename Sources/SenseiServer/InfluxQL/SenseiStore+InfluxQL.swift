@@ -6,13 +6,16 @@ import SenseiModels
 extension SenseiStore {
     /// Each reading of the sensors from `lo` through `hi` (milliseconds,
     /// inclusive), sensor by sensor in time order, in one read transaction.
-    func influxReadings(of sensorIDs: [Int64], from lo: Int64, through hi: Int64,
-                        _ body: (_ sensor: Int, _ ts: Int64, _ value: Double) throws -> Void) throws {
+    /// At most `limit` of each sensor's, from the end `ascending` says.
+    func influxReadings(of sensorIDs: [Int64], from lo: Int64, through hi: Int64, ascending: Bool = true,
+                        limit: Int = .max, _ body: (_ sensor: Int, _ ts: Int64, _ value: Double) throws -> Void) throws {
         try pool.read { db in
             for (index, id) in sensorIDs.enumerated() {
-                try ReadingRange(sensorID: id, lo: lo, hi: hi).forEach(ascending: true, in: db) { ts, value in
+                var count = 0
+                try ReadingRange(sensorID: id, lo: lo, hi: hi).forEach(ascending: ascending, in: db) { ts, value in
                     try body(index, ts, value)
-                    return true
+                    count += 1
+                    return count < limit
                 }
             }
         }
