@@ -23,6 +23,12 @@ struct InfluxQueryExecutor {
                 case .select(let select):
                     let series = try InfluxSelectExecutor(store: store, catalog: try loadCatalog(), now: now).run(select)
                     results.append((id, .series(series), select.timeZone.map(TimeZoneBox.init)))
+                case .show(let show) where InfluxShowExecutor.answersFromLabels(show):
+                    let rows: [(measurement: String, key: String, value: String)]
+                    do { rows = try store.influxTagValues(keys: InfluxShowExecutor.keys(of: show)) } catch {
+                        throw InfluxQueryError("reading the store failed: \(error)")
+                    }
+                    results.append((id, .series(InfluxShowExecutor.tagValues(rows, show)), nil))
                 case .show(let show):
                     let databases: [String]
                     do { databases = try store.influxDatabases() } catch { throw InfluxQueryError("\(error)") }

@@ -65,6 +65,32 @@ struct InfluxShowExecutor {
         }
     }
 
+    /// SHOW TAG VALUES WITH KEY = / IN and no WHERE: answered from the
+    /// label index, without the catalog.
+    static func answersFromLabels(_ show: InfluxShow) -> Bool {
+        guard case .tagValues(.equal) = show.kind, show.condition == nil else { return false }
+        return true
+    }
+
+    static func keys(of show: InfluxShow) -> [String] {
+        if case .tagValues(.equal(let keys)) = show.kind { return keys }
+        return []
+    }
+
+    /// The label index's rows as SHOW TAG VALUES answers them.
+    static func tagValues(_ rows: [(measurement: String, key: String, value: String)],
+                          _ show: InfluxShow) -> [InfluxResultSeries] {
+        var byMeasurement: [String: [[String]]] = [:]
+        for row in rows where show.sources.isEmpty || show.sources.contains(where: { $0.matches(row.measurement) }) {
+            byMeasurement[row.measurement, default: []].append([row.key, row.value])
+        }
+        return byMeasurement.keys.sorted().compactMap { name in
+            let pairs = byMeasurement[name]!.sorted { $0[0] != $1[0] ? $0[0] < $1[0] : $0[1] < $1[1] }
+            let values = InfluxPage.slice(pairs, offset: show.offset, limit: show.limit).map { $0.map(InfluxValue.string) }
+            return values.isEmpty ? nil : InfluxResultSeries(name: name, columns: ["key", "value"], values: values)
+        }
+    }
+
     private func page<T>(_ items: [T], _ show: InfluxShow) -> [T] {
         InfluxPage.slice(items, offset: show.offset, limit: show.limit)
     }
