@@ -122,6 +122,8 @@ struct InfluxQLDifferentialTests {
             // A selector's time is its point's (values unique here: InfluxDB picks among equal ones by an unstable sort).
             Case(query: "SELECT percentile(kwh, 50) FROM energy WHERE \(range)"),
             Case(query: "SELECT distinct(hum) FROM temperature WHERE \(short)"),
+            Case(query: "SELECT count(distinct(hum)) FROM temperature WHERE \(range) GROUP BY time(1h)"),
+            Case(query: "SELECT count(distinct(hum)) FROM temperature WHERE \(range)"),
             Case(query: "SELECT count(value), sum(hum), min(hum), max(hum), mean(hum) FROM temperature WHERE \(range) GROUP BY time(30m)"),
             Case(query: "SELECT median(value), mode(hum), spread(value), stddev(value) FROM temperature WHERE \(range) GROUP BY time(30m), room"),
             Case(query: "SELECT first(value), last(value), percentile(value, 75) FROM temperature WHERE \(range) GROUP BY time(45m)"),

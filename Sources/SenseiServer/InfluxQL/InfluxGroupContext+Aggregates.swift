@@ -48,6 +48,13 @@ extension InfluxGroupContext {
     /// One call's results per window.
     func reduce(_ name: String, _ arguments: [InfluxExpr], over windows: [Window],
                 from lo: Int64, through hi: Int64) throws(InfluxQueryError) -> [[InfluxReduced]] {
+        if name == "count", case .call("distinct", let inner) = arguments.first?.bare,
+           case .reference(let field) = inner.first?.bare {
+            // count(distinct(f)): how many values a window holds, each once.
+            return try reduce("distinct", [.reference(field)], over: windows, from: lo, through: hi).map { values in
+                values.isEmpty ? [] : [InfluxReduced(value: .integer(Int64(values.count)))]
+            }
+        }
         guard case .reference(let field) = arguments.first?.bare else { return windows.map { _ in [] } }
         let type = type(of: field)
         if InfluxReducer.fromMoments.contains(name), filterFields.isEmpty, alignedTo(60_000_000_000, windows),

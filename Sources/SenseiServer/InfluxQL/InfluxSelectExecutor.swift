@@ -268,6 +268,10 @@ enum InfluxQueryShape: Equatable {
         } else {
             switch arguments.first?.bare {
             case .reference, .wildcard, .regex: break
+            case .call("distinct", let inner) where name == "count":
+                guard inner.count == 1, case .reference = inner[0].bare else {
+                    throw InfluxQueryError("expected field argument in distinct()")
+                }
             default: throw InfluxQueryError("expected field argument in \(name)()")
             }
         }
