@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/dashboard-year.sh: a fresh dashboard against a year of a home lab's
-# history (DESIGN.md, "Dashboard at a year's scale"), on loopback.
+# history (docs/design.md, "The dashboard's sync tiers"), on loopback.
 #
 #   bench/dashboard-year.sh              # about 2-4 minutes after the release build
 #   SENSORS=5 bench/dashboard-year.sh    # fewer sensors, quicker

@@ -23,7 +23,7 @@
 #            store them durably; nothing may be lost
 # The server runs on a fresh temporary data directory with a random pre-shared
 # token (SENSEI_TOKEN); its RSS is sampled during each phase. One table at the
-# end: figures, DESIGN.md's targets, shares of the ceiling, and checks (non-2xx
+# end: figures, docs/design.md's targets, shares of the ceiling, and checks (non-2xx
 # answers, socket errors, rows really stored, server log, server still up).
 #
 # Environment:
@@ -367,8 +367,9 @@ record single stored $(( $(total_count) - before ))
 
 # --- (b2) writes in alternation --------------------------------------------------
 # The phases run minutes apart, and the load others put on this machine moves
-# in between: InfluxDB's single writes measured 12,720 to 20,437 req/s over one
-# day's runs, the durable ceiling 30,006 to 47,382. So here the durable ceiling,
+# in between (the peer's and the ceiling's own rates can differ by half from
+# one phase to the next), so a ratio of two phases would measure the machine
+# as much as the servers. So here the durable ceiling,
 # InfluxDB and sensei-server take the same single writes in turn, then InfluxDB
 # and sensei-server the same line-protocol batches, ROUND_DURATION seconds each,
 # ROUNDS times; the table's targets against the ceiling and the peer are the

@@ -41,4 +41,10 @@ extension Int64 {
         let remainder = self % divisor
         return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
     }
+
+    /// The largest multiple of `step` at or before this instant (also before
+    /// 1970): the start of its minute, hour or bucket.
+    public func alignedDown(to step: Int64) -> Int64 {
+        self - floorDivided(by: step).1
+    }
 }

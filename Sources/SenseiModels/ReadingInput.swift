@@ -66,7 +66,7 @@ public enum ReadingPayload {
         case .bool(let flag):
             return .success(flag ? 1 : 0)
         case .string(let text):
-            let trimmed = text.trimmingSpaces()
+            let trimmed = text.trimmingWhitespace()
             guard isDecimal(trimmed), let number = Double(trimmed) else {
                 return .failure(Problem("\(quoted(text)) is not a number"))
             }
@@ -132,16 +132,5 @@ public enum ReadingPayload {
         var writer = JSONWriter()
         writer.string(String(shown))
         return writer.string
-    }
-}
-
-extension String {
-    func trimmingSpaces() -> Substring {
-        // "\r\n" is one Character (a grapheme cluster), equal to neither "\r" nor "\n":
-        // firmware that prints a value with println sends it that way.
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }
-        guard let start = firstIndex(where: { !isSpace($0) }) else { return self[endIndex...] }
-        let end = lastIndex(where: { !isSpace($0) })!
-        return self[start...end]
     }
 }

@@ -1,4 +1,4 @@
-/// The benchmark's table, from a run's results. Targets are DESIGN.md's.
+/// The benchmark's table, from a run's results. Targets are docs/design.md's ("Targets").
 struct BenchTable {
     struct Row {
         var metric: String

@@ -1,8 +1,8 @@
 import ArgumentParser
 
 extension SenseiBenchCommand {
-    /// Prints the one table of a run: our figures, the targets of DESIGN.md
-    /// ("Targets") and, where it means something, the share of the ceiling.
+    /// Prints the one table of a run: our figures, the targets of
+    /// docs/design.md ("Targets") and, where it means something, the share of the ceiling.
     struct Report: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the benchmark table from the results bench/run.sh gathered.")

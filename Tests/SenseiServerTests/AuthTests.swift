@@ -17,6 +17,8 @@ struct AuthTests {
         ("GET", "/sensors/first/data", nil, .read),
         ("GET", "/sensors/first/data.csv", nil, .read),
         ("GET", "/sensors/first/aggregates?level=hour", nil, .read),
+        ("GET", "/readings", nil, .read),
+        ("GET", "/aggregates?level=minute", nil, .read),
         ("POST", "/sensors/first/data", #"{"value":1}"#, .write),
         ("POST", "/sensor_data", #"{"sensor_code":"first","value":"1"}"#, .write),
         ("GET", "/sensor_data/first", nil, .read),

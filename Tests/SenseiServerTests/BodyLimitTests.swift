@@ -9,8 +9,8 @@ import SenseiModels
 import Glibc
 #endif
 
-/// Body size limits (413) and declared content types (415), as the brief
-/// fixes them.
+/// Body size limits (413) and declared content types (415), as
+/// docs/design.md ("Errors and limits") fixes them.
 @Suite("Body limits and content types", .ownThread)
 struct BodyLimitTests {
     @Test func declaredOversizeBodyIs413BeforeTheBodyIsSent() async throws {

@@ -9,7 +9,7 @@ import SenseiTestSupport
 import Glibc
 #endif
 
-/// The brief's "Errors and limits", provoked on purpose: every answer is the
+/// docs/design.md's "Errors and limits", provoked on purpose: every answer is the
 /// documented status with a JSON `{"error": ...}` body, and nothing a client
 /// sends crashes the server or becomes a 500. Each test ends by checking the
 /// server still answers `/health` and logged no error.

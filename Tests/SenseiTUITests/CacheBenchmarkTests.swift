@@ -4,7 +4,7 @@ import Testing
 @testable import SenseiTUI
 
 /// Timings of the cache with a year of 30-second readings (≈1M rows), for the
-/// brief's targets (first screen ≤ 100 ms, chart frame of 1M points ≤ 10 ms).
+/// targets of docs/design.md (first screen ≤ 100 ms, chart frame of 1M points ≤ 10 ms).
 /// A benchmark, not a timed test: it runs only with SENSEI_BENCH set, ideally
 /// on a release build, and prints what it measured.
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["SENSEI_BENCH"] != nil))

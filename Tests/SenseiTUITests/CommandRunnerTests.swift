@@ -53,7 +53,7 @@ final class MessageCollector: Sendable {
                 let empty = try await collector.take { if case .sensorsLoaded(let list) = $0 { list } else { nil } }
                 #expect(empty.isEmpty)
                 let fetched = try await collector.take {
-                    if case .syncFinished(_, let count) = $0 { count } else { nil }
+                    if case .syncFinished(_, let count, _) = $0 { count } else { nil }
                 }
                 #expect(fetched == 6)
 

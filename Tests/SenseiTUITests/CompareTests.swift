@@ -37,7 +37,7 @@ import SenseiModels
         #expect(press(one, .character(" ")).0.marked.isEmpty)
         let (two, opened) = press(one, .down, .down, .character(" "), .character("c"))
         #expect(two.marked == [1, 3] && two.screen == .compare)
-        #expect(opened == [.loadCompare(sensorIds: [1, 3], range: .day, window: nil)])
+        #expect(opened == [.saveMarks([1, 3]), .loadCompare(sensorIds: [1, 3], range: .day, window: nil)])
         // Back with Esc: the marks stay.
         let (back, _) = press(two, .escape)
         #expect(back.screen == .list && back.compare == nil && back.marked == [1, 3])

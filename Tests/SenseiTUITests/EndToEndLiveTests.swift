@@ -93,7 +93,7 @@ private func post(_ server: LiveServer, _ code: String, _ json: String) async th
 }
 
 /// Ends `process`: SIGINT, then after 5 s SIGKILL, so a test never waits on it forever.
-private func stop(_ process: Process) {
+func stop(_ process: Process) {
     guard process.isRunning else { return }
     process.interrupt()
     let deadline = Date().addingTimeInterval(5)

@@ -19,8 +19,8 @@ import SenseiModels
            Home/End  G       first, last sensor
            Enter             open the sensor
            /                 filter; Enter keeps, Esc clears
-           g                 group by a label, next, none
-           a                 alert rules (! = firing)
+           g                 group by a label, best first
+           a                 alert rules, live (! = firing)
            space  c          mark 2-4 sensors, compare them
 
          Sensor detail
@@ -52,8 +52,8 @@ import SenseiModels
            Home/End  G       first, last sensor                     +/-  </>  0       zoom, pan, back to the range
            Enter             open the sensor                        ↑/↓  PgUp/PgDn    scroll the readings
            /                 filter; Enter keeps, Esc clears        Esc  Backspace    hide the cursor, then back
-           g                 group by a label, next, none         Anywhere
-           a                 alert rules (! = firing)               r                 refresh now
+           g                 group by a label, best first         Anywhere
+           a                 alert rules, live (! = firing)         r                 refresh now
            space  c          mark 2-4 sensors, compare them         ?                 this help
                                                                     q                 quit
         ● online · synced 12s ago                                                                               Esc back  q quit
@@ -74,7 +74,7 @@ import SenseiModels
            Enter             open the sensor
            /                 filter; Enter keep…
            g                 group by a label, …
-           a                 alert rules (! = f…
+           a                 alert rules, live …
            space  c          mark 2-4 sensors, …
          Sensor detail
         ● online · synced 12s ago

@@ -153,7 +153,7 @@ import SenseiModels
 
 
 
-            ● online · synced 12s ago    ⏎ open  / filter  g group  a alerts  ? help  q quit
+            ● online · synced 12s ago                       ⏎ open  / filter  ? help  q quit
             """)
         // Down moves in screen order, over the headers.
         model = press(model, .down)

@@ -3,6 +3,7 @@ import SenseiModels
 import Synchronization
 import Testing
 import SenseiTestSupport
+@testable import SenseiServer
 @testable import SenseiTUI
 
 /// `APIClient.live` and `sensei watch` against a real server.
@@ -96,6 +97,36 @@ import SenseiTestSupport
             }
             #expect(lines.value.withLock { $0.allSatisfy { $0.contains(" porch ") } })
             #expect(notes.value.withLock { !$0.isEmpty })
+        }
+    }
+
+    /// Regression (watchPrintsWhatWasPostedAndSurvivesARestart, "timed out
+    /// after 30.0 s waiting for: the stream reopened", on one loaded core): a
+    /// stopping server ends its streams first and answers a reopen with 503
+    /// until its HTTP stops; the watch reopened at once, took the 503 for a
+    /// refusal of its request and ended, so nothing came after the restart.
+    @Test func watchRetriesAStoppingServersRefusal() async throws {
+        try await withScratch { scratch in
+            try await withLiveServer(dataDirectory: scratch.serverData) { server in
+                let lines = Lines(), notes = Lines()
+                try server.post("porch", [(1_736_424_000_000, 1)])
+                let client = server.client()
+                let watcher = Task.detached {
+                    try await WatchCommand.watch(client, codes: ["porch"]) { line in lines.value.withLock { $0.append(line) } }
+                        note: { note in notes.value.withLock { $0.append(note) } }
+                }
+                defer { watcher.cancel() }
+                try await eventually("the stream open", seconds: 30) {
+                    try server.post("porch", [(Timestamp.now().milliseconds, 0)])
+                    return !lines.value.withLock { $0.isEmpty }
+                }
+                // What a stopping server does first; its HTTP still answers.
+                server.application.streams.stop()
+                // Retried, not ended: a second 503 comes after the first's backoff.
+                try await eventually("the watch retrying after a 503", seconds: 30) {
+                    notes.value.withLock { $0.filter { $0.contains("503") }.count >= 2 }
+                }
+            }
         }
     }
 

@@ -40,17 +40,33 @@ import Testing
         #expect(grid[11, 0].style == CellStyle(bold: true, role: .ok))
     }
 
-    @Test func liveReadingsReloadTheListAndTheOpenDetailOneAtATime() {
+    @Test func liveReadingsReloadTheirSensorsAndTheOpenDetailOneAtATime() {
         var model = Fixture.detailModel(width: 100)
-        let detail = Command.loadDetail(sensorId: model.detail!.sensorId, range: model.range)
-        #expect(model.update(.liveReadings(sensorIds: [1], unknownSensor: false)) == [.loadSensors, detail])
-        // More while that reload runs: one more reload once it is done.
-        #expect(model.update(.liveReadings(sensorIds: [1], unknownSensor: false)) == [])
+        let shown = model.detail!.sensorId
+        let detail = Command.loadDetail(sensorId: shown, range: model.range)
+        #expect(model.update(.liveReadings(sensorIds: [shown], unknownSensor: false))
+                    == [.refreshSensors(ids: [shown]), detail])
+        // More while that reload runs: one more reload, of them all, once it is done.
+        #expect(model.update(.liveReadings(sensorIds: [shown], unknownSensor: false)) == [])
         #expect(model.update(.liveReadings(sensorIds: [2], unknownSensor: false)) == [])
-        #expect(model.update(.sensorsLoaded(model.sensors)) == [.loadSensors, detail])
-        #expect(model.update(.sensorsLoaded(model.sensors)) == [])
+        #expect(model.update(.sensorsRefreshed([])) == [.refreshSensors(ids: [shown, 2]), detail])
+        #expect(model.update(.sensorsRefreshed([])) == [])
+        // Another sensor than the detail's: only that sensor is read again.
+        #expect(model.update(.liveReadings(sensorIds: [2], unknownSensor: false)) == [.refreshSensors(ids: [2])])
+        #expect(model.update(.sensorsRefreshed([])) == [])
         // A reading of a sensor the cache does not know: a sync brings it.
-        let commands = model.update(.liveReadings(sensorIds: [], unknownSensor: true))
-        #expect(commands == [.loadSensors, detail, .sync])
+        #expect(model.update(.liveReadings(sensorIds: [], unknownSensor: true)) == [.sync])
+    }
+
+    @Test func aRefreshedSensorTakesItsPlaceAndKeepsTheSelection() {
+        var model = Fixture.model()
+        _ = model.update(.keyPressed(.down))
+        let selected = model.selectedSensor!.id
+        var moved = Fixture.summaries[0]
+        moved.sensor.latest = Reading(timestamp: Fixture.now, value: 31)
+        _ = model.update(.sensorsRefreshed([moved]))
+        #expect(model.sensors.map(\.id) == Fixture.summaries.map(\.id))
+        #expect(model.sensors[0].sensor.latest?.value == 31)
+        #expect(model.selectedSensor?.id == selected)
     }
 }

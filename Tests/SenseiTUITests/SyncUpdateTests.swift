@@ -12,10 +12,10 @@ import SenseiModels
 
     @Test func startLoadsTheCacheThenSyncs() {
         var model = fresh()
-        #expect(model.start() == [.loadSensors, .loadAlerts, .startLive, .sync])
+        #expect(model.start() == [.loadSensors, .loadMarks, .loadAlerts, .startLive, .sync])
         #expect(model.isSyncing && model.lastSyncAttempt == now && model.connection == .connecting)
         var unconfigured = AppModel(width: 80, height: 24, now: now, serverName: nil)
-        #expect(unconfigured.start() == [.loadSensors])
+        #expect(unconfigured.start() == [.loadSensors, .loadMarks])
     }
 
     @Test func aFinishedSyncReloadsWhatIsShown() {

@@ -34,12 +34,24 @@ final class AlertEvaluator: Sendable {
         var id: Int64
         var status: AlertStatus
         var notice: AlertJudge.Notice?
+        /// Its state, `since` or value moved (a reminder moves none): the
+        /// live stream tells its listeners.
+        var moved: Bool
+
+        init(id: Int64, from old: AlertStatus, to status: AlertStatus, notice: AlertJudge.Notice?) {
+            self.id = id
+            self.status = status
+            self.notice = notice
+            moved = old.state != status.state || old.since != status.since || old.value != status.value
+        }
     }
 
     /// What a stored batch of changes answers the group commit with.
     private struct Saved: Sendable {
         var queued: Int
         var gone: [Int64]
+        /// The rules whose state moved, as stored.
+        var moved: [StoredAlert]
     }
 
     private let store: SenseiStore
@@ -55,12 +67,16 @@ final class AlertEvaluator: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     /// Called once notifications are committed to the outbox.
     private let queued: @Sendable () -> Void
+    /// Called with the rules whose state moved, once committed (the live stream).
+    private let moved: @Sendable ([StoredAlert]) -> Void
 
-    init(store: SenseiStore, interval: TimeInterval, logger: Logger, queued: @escaping @Sendable () -> Void) {
+    init(store: SenseiStore, interval: TimeInterval, logger: Logger, queued: @escaping @Sendable () -> Void,
+         moved: @escaping @Sendable ([StoredAlert]) -> Void = { _ in }) {
         self.store = store
         self.interval = interval
         self.logger = logger
         self.queued = queued
+        self.moved = moved
     }
 
     /// Loads the rules, judges what was committed while the server was down
@@ -77,8 +93,8 @@ final class AlertEvaluator: Sendable {
                 if let reading = latest[alert.rule.sensorID] ?? nil,
                    let (status, notice) = AlertJudge.judge(entry.rule, entry.status, reading: reading.value,
                                                            at: reading.timestamp.milliseconds, now: now) {
+                    changes.append(Change(id: alert.id, from: entry.status, to: status, notice: notice))
                     entry.status = status
-                    changes.append(Change(id: alert.id, status: status, notice: notice))
                 }
                 table.entries[alert.id] = entry
             }
@@ -173,8 +189,8 @@ final class AlertEvaluator: Sendable {
                     entry.lastSeen = now
                     if let newest, let (status, notice) = AlertJudge.judge(
                         entry.rule, entry.status, reading: newest.value, at: newest.timestamp.milliseconds, now: now) {
+                        changes.append(Change(id: id, from: entry.status, to: status, notice: notice))
                         entry.status = status
-                        changes.append(Change(id: id, status: status, notice: notice))
                     }
                     table.entries[id] = entry
                 }
@@ -200,7 +216,7 @@ final class AlertEvaluator: Sendable {
                 guard let (status, notice) = AlertJudge.tick(entry.rule, entry.status, lastSeen: entry.lastSeen, now: now)
                 else { continue }
                 table.entries[id]!.status = status
-                changes.append(Change(id: id, status: status, notice: notice))
+                changes.append(Change(id: id, from: entry.status, to: status, notice: notice))
             }
         }
         save(changes, at: now)
@@ -212,11 +228,14 @@ final class AlertEvaluator: Sendable {
         guard !changes.isEmpty else { return }
         unsaved.add(1, ordering: .releasing)
         store.groupCommit.submit({ db in
-            var saved = Saved(queued: 0, gone: [])
+            var saved = Saved(queued: 0, gone: [], moved: [])
             for change in changes {
                 let queued = try SenseiStore.saveAlertStatus(id: change.id, change.status, notice: change.notice,
                                                              at: now, in: db)
                 if queued < 0 { saved.gone.append(change.id) } else { saved.queued += queued }
+                if queued >= 0, change.moved, let alert = try SenseiStore.fetchAlert(id: change.id, in: db) {
+                    saved.moved.append(alert)
+                }
             }
             return saved
         }) { [weak self] result in
@@ -231,6 +250,7 @@ final class AlertEvaluator: Sendable {
                     }
                 }
                 if saved.queued > 0 { queued() }
+                if !saved.moved.isEmpty { moved(saved.moved) }
             case .failure(let error):
                 logger.error("storing alert states failed: \(error)")
             }

@@ -1,7 +1,7 @@
 import SenseiModels
 
-/// The notification a transition sends: the webhook's JSON body of DESIGN.md
-/// ("Alerts (v1.1)"), built once, when the transition is stored, and kept in
+/// The notification a transition sends: the webhook's JSON body of docs/design.md
+/// ("Alerts"), built once, when the transition is stored, and kept in
 /// the outbox as it is; ntfy's plain-text form is derived from it at sending.
 struct AlertPayload {
     /// What a notification needs to know of the rule's sensor.

@@ -16,7 +16,7 @@ public enum AlertState: String, Sendable {
     case ok, pending, firing
 }
 
-/// A rule as a person wrote it (DESIGN.md, "Alerts (v1.1)").
+/// A rule as a person wrote it (docs/design.md, "Alerts").
 public struct AlertRule: Sendable, Equatable {
     public var name: String
     public var sensorID: Int64

@@ -27,7 +27,9 @@ public final class AlertService: Sendable {
     let metrics: AlertMetrics
     private let store: SenseiStore
 
-    init(store: SenseiStore, configuration: Configuration, registry: PrometheusCollectorRegistry, logger: Logger) {
+    /// `moved`: the rules whose state moved, once committed (the live stream).
+    init(store: SenseiStore, configuration: Configuration, registry: PrometheusCollectorRegistry, logger: Logger,
+         moved: @escaping @Sendable ([StoredAlert]) -> Void = { _ in }) {
         self.store = store
         metrics = AlertMetrics(registry: registry)
         var senderConfiguration = AlertSender.Configuration()
@@ -38,9 +40,8 @@ public final class AlertService: Sendable {
         senderConfiguration.loopbackOnly = configuration.loopbackOnly
         let sender = AlertSender(store: store, configuration: senderConfiguration, metrics: metrics, logger: logger)
         self.sender = sender
-        evaluator = AlertEvaluator(store: store, interval: configuration.tickInterval, logger: logger) {
-            sender.notify()
-        }
+        evaluator = AlertEvaluator(store: store, interval: configuration.tickInterval, logger: logger,
+                                   queued: { sender.notify() }, moved: moved)
     }
 
     func start() throws {

@@ -5,7 +5,7 @@ import Foundation
 /// query) are sent but never logged: `redacted` is what logs and errors show.
 struct NotifyTarget: Sendable, Equatable {
     enum Form: Sendable, Equatable {
-        /// DESIGN.md's JSON body.
+        /// The JSON body of docs/design.md, "Alerts".
         case webhook
         /// ntfy's plain text: body = the message; Title, Priority, Tags headers.
         case ntfy

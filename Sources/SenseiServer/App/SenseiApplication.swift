@@ -60,7 +60,11 @@ public final class SenseiApplication: Sendable {
         metrics = ServerMetrics()
         metrics.observeCommits(of: store)
         streams = ReadingStreams(configuration: configuration.streams, store: store)
-        alerts = AlertService(store: store, configuration: configuration.alerts, registry: metrics.registry, logger: logger)
+        let streams = streams
+        alerts = AlertService(store: store, configuration: configuration.alerts, registry: metrics.registry,
+                              logger: logger) { moved in
+            for alert in moved { streams.publish(AlertEvent(.state, alert)) }
+        }
         if let settings = configuration.mqtt {
             mqttSubscriber = MQTTSubscriber(settings: settings, sink: StoreMQTTSink(store: store),
                                             metrics: MQTTMetrics(registry: metrics.registry), logger: logger)
@@ -85,13 +89,14 @@ public final class SenseiApplication: Sendable {
                        alerts: AlertService, mqtt: MQTTSubscriber? = nil) -> Router {
         var router = Router()
         HealthRoutes(mqtt: mqtt).addRoutes(to: &router)
-        SensorRoutes(store: store).addRoutes(to: &router)
+        SensorRoutes(store: store, alerts: alerts, streams: streams).addRoutes(to: &router)
         ReadingRoutes(store: store, metrics: metrics).addRoutes(to: &router)
         LegacyRoutes(store: store, metrics: metrics).addRoutes(to: &router)
         MetricsRoutes(store: store, metrics: metrics, alerts: alerts).addRoutes(to: &router)
         StreamRoutes(store: store, streams: streams).addRoutes(to: &router)
-        AlertRoutes(store: store, alerts: alerts).addRoutes(to: &router)
+        AlertRoutes(store: store, alerts: alerts, streams: streams).addRoutes(to: &router)
         AggregateRoutes(store: store).addRoutes(to: &router)
+        BulkRoutes(store: store).addRoutes(to: &router)
         InfluxRoutes(store: store, metrics: metrics).addRoutes(to: &router)
         InfluxQueryRoutes(store: store).addRoutes(to: &router)
         return router

@@ -61,16 +61,3 @@ final class Authenticator: Sendable {
         }
     }
 }
-
-extension Substring {
-    func trimmingSpaces() -> Substring {
-        var slice = self
-        while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
-        while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }
-        return slice
-    }
-}
-
-extension String {
-    func trimmingSpaces() -> Substring { self[...].trimmingSpaces() }
-}

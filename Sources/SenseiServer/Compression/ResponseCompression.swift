@@ -35,7 +35,7 @@ enum ResponseCompression {
         var gzip: Double?
         var any: Double?
         for item in header.split(separator: ",") {
-            let parts = item.split(separator: ";").map { $0.trimmingSpaces().lowercased() }
+            let parts = item.split(separator: ";").map { $0.trimmingWhitespace().lowercased() }
             guard let coding = parts.first, !coding.isEmpty else { continue }
             var q = 1.0
             for parameter in parts.dropFirst() where parameter.hasPrefix("q=") {

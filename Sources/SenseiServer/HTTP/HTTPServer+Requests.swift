@@ -97,6 +97,7 @@ extension HTTPServer {
         request.repeatedQuery = query.repeated
         request.contentEncoding = header(connection, "Content-Encoding")
         request.accept = header(connection, "Accept")
+        if request.method == "GET" { request.ifNoneMatch = header(connection, "If-None-Match") }
         pending.body = []
         let label = RequestLabel(id: pending.id, started: pending.started, method: request.method, path: request.path)
         let responder = Responder(server: self, connection: ConnectionHandle(pointer: connection), label: label)

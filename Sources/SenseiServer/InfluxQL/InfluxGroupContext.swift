@@ -24,8 +24,8 @@ struct InfluxGroupContext {
         // Ceiling of lo, floor of hi, within what nanoseconds hold: every
         // reading read converts to nanoseconds without overflow.
         let bounds = InfluxTime.millisecondRange
-        let loMs = Swift.max(bounds.lowerBound, lo.floorDiv(1_000_000) + (lo % 1_000_000 == 0 ? 0 : 1))
-        let hiMs = Swift.min(bounds.upperBound, hi.floorDiv(1_000_000))
+        let loMs = Swift.max(bounds.lowerBound, lo.floorDivided(by: 1_000_000).0 + (lo % 1_000_000 == 0 ? 0 : 1))
+        let hiMs = Swift.min(bounds.upperBound, hi.floorDivided(by: 1_000_000).0)
         return (loMs, hiMs)
     }
 

@@ -36,10 +36,10 @@ enum InfluxTime {
     /// cut), in `zone` with its offset when one is given.
     static func rfc3339(_ ns: Int64, zone: TimeZone?) -> String {
         var offsetSeconds = 0
-        if let zone { offsetSeconds = zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(ns.floorDiv(1_000_000_000)))) }
-        let local = ns.floorDiv(1_000_000_000) + Int64(offsetSeconds)
-        let fraction = ns - ns.floorDiv(1_000_000_000) * 1_000_000_000
-        let (days, secondOfDay) = local.floorDivMod(86_400)
+        if let zone { offsetSeconds = zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(ns.floorDivided(by: 1_000_000_000).0))) }
+        let local = ns.floorDivided(by: 1_000_000_000).0 + Int64(offsetSeconds)
+        let fraction = ns.floorDivided(by: 1_000_000_000).1
+        let (days, secondOfDay) = local.floorDivided(by: 86_400)
         let (year, month, day) = CivilCalendar.civil(fromDays: days)
         var text = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", year, month, day,
                           Int(secondOfDay / 3600), Int(secondOfDay % 3600 / 60), Int(secondOfDay % 60))
@@ -105,18 +105,7 @@ enum InfluxTime {
 
     /// The zone's offset at `t`, in nanoseconds.
     private static func seconds(_ zone: TimeZone, at t: Int64) -> Int64 {
-        Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(t.floorDiv(1_000_000_000))))) * 1_000_000_000
+        Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(t.floorDivided(by: 1_000_000_000).0)))) * 1_000_000_000
     }
 }
 
-extension Int64 {
-    func floorDiv(_ divisor: Int64) -> Int64 {
-        let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
-    }
-
-    func floorDivMod(_ divisor: Int64) -> (Int64, Int64) {
-        let quotient = floorDiv(divisor)
-        return (quotient, self - quotient * divisor)
-    }
-}

@@ -3,7 +3,7 @@
 // gets the same lines accepted and the same error texts. No imports and no I/O:
 // fuzz/run.sh compiles this file on its own.
 //
-// Deliberate differences, all documented in the README:
+// Deliberate differences, all documented in docs/line-protocol.md:
 // - unsigned integers (`12u`) are accepted, as in InfluxDB 2.x (1.x refuses them);
 // - a timestamp finer than a millisecond is truncated (floored) to its millisecond,
 //   Sensei's unit of time.
@@ -454,7 +454,8 @@ public struct LineProtocolParser {
             if buf[i] != UInt8(ascii: " ") { return "point is invalid" }
             i += 1
         }
-        // Floored to the millisecond: Sensei keeps milliseconds.
+        // Floored to the millisecond: Sensei keeps milliseconds. (Not
+        // SenseiModels' floorDivided: fuzz/run.sh compiles this file alone.)
         let (quotient, remainder) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000)
         current.timestamp = remainder < 0 ? quotient - 1 : quotient
         return nil

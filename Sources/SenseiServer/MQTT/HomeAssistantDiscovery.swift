@@ -50,7 +50,7 @@ enum HomeAssistantDiscovery {
         var rest = Substring(template[open.upperBound...])
         if let bar = rest.firstIndex(of: "|") { rest = rest[..<bar] }
         if let close = rest.range(of: "}}") { rest = rest[..<close.lowerBound] }
-        rest = Substring(String(rest).trimmingASCIIWhitespace())
+        rest = rest.trimmingWhitespace()
         var keys: [String] = []
         while !rest.isEmpty {
             if rest.hasPrefix(".") {

@@ -73,7 +73,7 @@ enum MQTTPayload: Equatable {
 
     /// `ON`/`OFF` (ESPHome, Tasmota, Zigbee2MQTT), any case; `true`/`false` come as JSON.
     static func booleanWord(_ text: String) -> Bool? {
-        switch text.trimmingASCIIWhitespace().lowercased() {
+        switch text.trimmingWhitespace().lowercased() {
         case "on": true
         case "off": false
         default: nil
@@ -81,17 +81,7 @@ enum MQTTPayload: Equatable {
     }
 
     private static func isNonFiniteWord(_ text: String) -> Bool {
-        let word = text.trimmingASCIIWhitespace().lowercased()
+        let word = text.trimmingWhitespace().lowercased()
         return ["nan", "-nan", "inf", "-inf", "+inf", "infinity", "-infinity", "+infinity"].contains(word)
-    }
-}
-
-extension String {
-    func trimmingASCIIWhitespace() -> Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return self[first...last]
     }
 }

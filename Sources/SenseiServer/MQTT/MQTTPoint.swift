@@ -39,7 +39,7 @@ struct MQTTPoint: Sendable, Equatable {
 }
 
 /// Why a message stored nothing. Each is a label value of
-/// `sensei_mqtt_messages_dropped_total{reason=…}`.
+/// `sensei_mqtt_dropped_total{reason=…}`.
 enum MQTTDropReason: String, Sendable, CaseIterable, Error {
     /// A retained message: its time is unknown, so it is no new reading.
     case retained

@@ -1,10 +1,14 @@
 import SenseiModels
+import Synchronization
 
-/// Alert rules (DESIGN.md, "Alerts (v1.1)"): anyone with a token reads
-/// them, only admin changes them.
+/// Alert rules (docs/design.md, "Alerts"): anyone with a token reads
+/// them, only admin changes them. A change goes out on the live stream once
+/// committed, before the evaluator takes it: a state event of the rule
+/// (which needs the evaluator to know it) never comes before its `created`.
 struct AlertRoutes {
     let store: SenseiStore
     let alerts: AlertService
+    let streams: ReadingStreams
 
     func addRoutes(to router: inout Router) {
         router.add("GET", "/alerts", scope: .read) { _, _ in try list() }
@@ -31,6 +35,7 @@ struct AlertRoutes {
         let fields = try AlertRuleDecoding.fields(of: request)
         let rule = try AlertRuleDecoding.rule(fields, sensorID: try sensorID(fields.sensor), over: nil)
         let alert = try store.createAlert(rule)
+        streams.publish(AlertEvent(.created, alert))
         try alerts.evaluator.refresh(id: alert.id)
         return .json(status: 201) { alert.write(to: &$0) }
     }
@@ -39,16 +44,23 @@ struct AlertRoutes {
         let id = try Self.id(segment)
         let fields = try AlertRuleDecoding.fields(of: request)
         let sensorID = try sensorID(fields.sensor)
+        let previous = Mutex<Int64?>(nil)
         guard let alert = try store.updateAlert(id: id, { old in
-            try AlertRuleDecoding.rule(fields, sensorID: sensorID, over: old)
+            previous.withLock { $0 = old.sensorID }
+            return try AlertRuleDecoding.rule(fields, sensorID: sensorID, over: old)
         }) else { throw Self.notFound(segment) }
+        // As stored: what the evaluator holds once it has taken the change.
+        streams.publish(AlertEvent(.changed, alert, alsoSensor: previous.withLock { $0 }))
         try alerts.evaluator.refresh(id: id)
         return .json { served([alert])[0].write(to: &$0) }
     }
 
     private func delete(_ segment: String) throws -> Response {
         let id = try Self.id(segment)
+        // Its sensor, for the stream's listeners of that sensor.
+        let sensorID = try store.alert(id: id)?.rule.sensorID
         guard try store.deleteAlert(id: id) else { throw Self.notFound(segment) }
+        if let sensorID { streams.publish(.deleted(id, sensorID: sensorID)) }
         try alerts.evaluator.refresh(id: id)
         return .noContent
     }

@@ -95,7 +95,7 @@ struct InfluxRoutes {
         // placement (never two readings on one millisecond) does better.
         let unit = precision.nanosecondsPerUnit / 1_000_000
         let defaultTimestamp = unit >= 1000
-            ? Timestamp(milliseconds: receivedAt.milliseconds - ((receivedAt.milliseconds % unit) + unit) % unit) : nil
+            ? Timestamp(milliseconds: receivedAt.milliseconds.alignedDown(to: unit)) : nil
         var errors: [String] = []
         var parser = LineProtocolParser(precision: precision)
         return body.withUnsafeBufferPointer { buffer in

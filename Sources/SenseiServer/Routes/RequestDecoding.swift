@@ -19,7 +19,7 @@ enum RequestDecoding {
     }
 
     private static func isJSONType(_ contentType: String) -> Bool {
-        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() } ?? ""
+        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingWhitespace().lowercased() } ?? ""
         return mediaType == "application/json" || mediaType.hasSuffix("+json") || mediaType.isEmpty
     }
 

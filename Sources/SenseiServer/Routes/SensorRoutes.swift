@@ -4,7 +4,11 @@ import Synchronization
 /// Sensors and their metadata.
 struct SensorRoutes {
     let store: SenseiStore
-    /// The last `GET /sensors` body and the store's change count it was built at.
+    /// A deleted sensor takes its alert rules with it: the evaluator drops
+    /// them and the live stream says so.
+    let alerts: AlertService
+    let streams: ReadingStreams
+    /// The last `GET /sensors` body, its tag and the store's change count it was built at.
     private let listCache = ListCache()
 
     func addRoutes(to router: inout Router) {
@@ -20,18 +24,30 @@ struct SensorRoutes {
     /// Built once per change of the data, not once per request: dashboards
     /// poll this far more often than sensors change. A list filtered by
     /// labels is built each time.
+    ///
+    /// Tagged with a hash of the body (`ETag`): a client that sends the tag
+    /// back in `If-None-Match` gets `304` and no body while the list is the
+    /// same. Of the body, not of the change count: commits that leave the
+    /// list as it was (a token's last use, alert states, compaction) would
+    /// otherwise make every other poll a full answer.
     private func list(_ request: Request) throws -> Response {
         let filter = try RequestDecoding.labelFilter(request)
-        guard filter.isEmpty else { return try listResponse(labeled: filter) }
         // Read the count first: a write landing in between only makes the
         // cached body newer than its count, never older.
         let changes = store.changeCount
-        if let body = listCache.body(at: changes) {
-            return Response(status: 200, headers: [("Content-Type", Response.jsonType)], body: body)
+        let body: [UInt8]
+        let tag: String
+        if filter.isEmpty, let cached = listCache.entry(at: changes) {
+            (body, tag) = cached
+        } else {
+            body = try listResponse(labeled: filter).body
+            tag = EntityTag.of(body)
+            if filter.isEmpty { listCache.keep(body, tag: tag, at: changes) }
         }
-        let response = try listResponse(labeled: [])
-        listCache.keep(response.body, at: changes)
-        return response
+        if let held = request.ifNoneMatch, EntityTag.matches(held, tag) {
+            return Response(status: 304, headers: [("ETag", tag)])
+        }
+        return Response(status: 200, headers: [("Content-Type", Response.jsonType), ("ETag", tag)], body: body)
     }
 
     /// `{"sensors":[…]}`, each sensor written as the store reads it.
@@ -90,7 +106,14 @@ struct SensorRoutes {
     }
 
     private func delete(_ segment: String) throws -> Response {
-        try store.deleteSensor(try RequestDecoding.sensorReference(segment))
+        let reference = try RequestDecoding.sensorReference(segment)
+        guard let sensor = try store.sensor(reference) else { throw StoreError.sensorNotFound(reference) }
+        let rules = try store.alerts().filter { $0.rule.sensorID == sensor.id }.map(\.id)
+        try store.deleteSensor(.id(sensor.id))
+        for id in rules {
+            streams.publish(.deleted(id, sensorID: sensor.id))
+            try alerts.evaluator.refresh(id: id)
+        }
         return .noContent
     }
 }
@@ -99,6 +122,7 @@ private final class ListCache: Sendable {
     private struct State {
         var changes: UInt64 = 0
         var body: [UInt8]?
+        var tag = ""
         /// The last body's size, kept when the body is let go.
         var size = 0
     }
@@ -108,15 +132,15 @@ private final class ListCache: Sendable {
     /// The body built at `changes`, or nil; a stale body is let go at once,
     /// before its successor is built beside it (each is megabytes with
     /// thousands of sensors).
-    func body(at changes: UInt64) -> [UInt8]? {
+    func entry(at changes: UInt64) -> (body: [UInt8], tag: String)? {
         state.withLock { state in
             if state.changes != changes { state.body = nil }
-            return state.body
+            return state.body.map { ($0, state.tag) }
         }
     }
 
-    func keep(_ body: [UInt8], at changes: UInt64) {
-        state.withLock { $0 = State(changes: changes, body: body, size: body.count) }
+    func keep(_ body: [UInt8], tag: String, at changes: UInt64) {
+        state.withLock { $0 = State(changes: changes, body: body, tag: tag, size: body.count) }
     }
 
     /// What the next body reserves, so it is written without growing (a

@@ -1,7 +1,7 @@
 import SenseiModels
 
 /// The inclusive range [after, before] cut into `count` equal spans of
-/// `(before - after) / count` milliseconds, as DESIGN.md says: an hour in 6
+/// `(before - after) / count` milliseconds, as docs/design.md ("Readings") says: an hour in 6
 /// spans starts them at :00, :10, … :50, as a person reading the chart
 /// expects.
 ///

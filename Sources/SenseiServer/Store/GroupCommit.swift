@@ -9,8 +9,8 @@ import Synchronization
 /// many concurrent requests pay for one sync instead of one each, and no HTTP
 /// worker thread waits for the disk (see `submit`).
 ///
-/// Each write runs in its own savepoint, so one failing write (an invalid
-/// batch) rolls back alone. A completion runs only once the transaction holding
+/// One failing write (an invalid batch) rolls back alone: the group is then
+/// run again with a savepoint per write (see `commit`). A completion runs only once the transaction holding
 /// its write has committed, or with the error that stopped it.
 final class GroupCommit: Sendable {
     private let pool: DatabasePool

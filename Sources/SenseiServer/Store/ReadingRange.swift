@@ -25,38 +25,50 @@ struct ReadingRange {
 
     /// Calls `body` with each reading in time order (`ascending` or not)
     /// until it returns false.
+    ///
+    /// Through SQLite's C API (`BoundStatement`): `GET /readings` runs this
+    /// for each of thousands of sensors, and a GRDB `Row` a reading cost
+    /// more than the rest of the walk.
     func forEach(ascending: Bool, in db: Database, _ body: (Int64, Double) throws -> Bool) throws {
         guard lo <= hi else { return }
         let order = ascending ? "ASC" : "DESC"
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+        let rows = BoundStatement(try db.cachedStatement(sql: """
             SELECT ts, value FROM readings WHERE sensor_id = ? AND ts >= ? AND ts <= ? ORDER BY ts \(order)
-            """), arguments: [sensorID, lo, hi])
-        let blocks = try Row.fetchCursor(db.cachedStatement(sql: """
+            """))
+        rows.bind(1, sensorID)
+        rows.bind(2, lo)
+        rows.bind(3, hi)
+        defer { rows.reset() }
+        let blocks = BoundStatement(try db.cachedStatement(sql: """
             SELECT start, data FROM reading_blocks WHERE sensor_id = ? AND start >= ? AND start <= ?
             ORDER BY start \(order)
-            """), arguments: [sensorID, PackedHours.start(of: lo), hi])
-        var block = try blocks.next()
+            """))
+        blocks.bind(1, sensorID)
+        blocks.bind(2, PackedHours.start(of: lo))
+        blocks.bind(3, hi)
+        defer { blocks.reset() }
+        /// The row the blocks statement is on, nil past the last.
+        var block = try blocks.step()
         /// Emits the current block's readings in the range; false when `body` stopped.
         func emitBlock() throws -> Bool {
-            let data: [UInt8] = [UInt8]((block![1] as Data))
-            block = try blocks.next()
-            let (timestamps, values) = try ReadingBlock.decode(data)
+            // Decoded before stepping on: the blob is SQLite's until then.
+            let (timestamps, values) = try ReadingBlock.decode(block!.blob(1))
+            block = try blocks.step()
             let indices = ascending ? Array(timestamps.indices) : timestamps.indices.reversed()
             for index in indices where timestamps[index] >= lo && timestamps[index] <= hi {
                 guard try body(timestamps[index], values[index]) else { return false }
             }
             return true
         }
-        while let row = try rows.next() {
-            let ts: Int64 = row[0]
+        while let row = try rows.step() {
+            let ts = row.int64(0)
+            let value = row.double(1)
             // A block whose hour comes before this row (in the order asked):
             // the row is not in that hour, so the whole block comes first.
-            while let next = block {
-                let start: Int64 = next[0]
-                guard ascending ? start < ts : start > ts else { break }
+            while let start = block?.int64(0), ascending ? start < ts : start > ts {
                 guard try emitBlock() else { return }
             }
-            guard try body(ts, row[1]) else { return }
+            guard try body(ts, value) else { return }
         }
         while block != nil {
             guard try emitBlock() else { return }

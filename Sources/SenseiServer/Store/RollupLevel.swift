@@ -1,3 +1,5 @@
+import SenseiModels
+
 /// The rollup tables of schema.sql, coarsest first.
 enum RollupLevel: CaseIterable {
     case hour
@@ -21,7 +23,6 @@ enum RollupLevel: CaseIterable {
     /// The first millisecond of the row holding `ts`; floor division, so
     /// instants before 1970 land in the right minute too.
     func start(of ts: Int64) -> Int64 {
-        let remainder = ts % width
-        return remainder < 0 ? ts - remainder - width : ts - remainder
+        ts.alignedDown(to: width)
     }
 }

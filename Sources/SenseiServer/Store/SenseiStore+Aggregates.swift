@@ -19,23 +19,28 @@ extension SenseiStore {
             // Within the timestamps' range, so aligning a bound cannot overflow.
             let lo = after?.milliseconds ?? Timestamp.range.lowerBound
             let hi = before?.milliseconds ?? Timestamp.range.upperBound
-            guard lo <= hi, limit >= 1 else { return (sensor, []) }
-            let until = try Self.rollupsUntil(of: sensor.id, in: db) ?? Timestamp.range.lowerBound
-            var rows = try Self.storedAggregates(of: sensor.id, level: level, from: lo, through: hi,
-                                                 limit: limit, in: db)
-            if level == .minute {
-                // Packed hours keep no minute rows: their minutes come from their blocks.
-                rows = try Self.withPackedMinutes(rows, of: sensor.id, from: lo, through: hi, until: until,
-                                                  limit: limit, in: db)
-            }
-            // The tail matters unless the page is full before the frontier's row.
-            if rows.count < limit || rows[rows.count - 1].start + level.width > until {
-                let tail = try Self.tailAggregates(of: sensor.id, level: level, from: lo, through: hi,
-                                                   until: until, in: db)
-                rows = Self.merged(rows, tail, limit: limit)
-            }
+            let rows = try Self.aggregateRows(of: sensor.id, level: level, from: lo, through: hi, limit: limit, in: db)
             return (sensor, rows.map(\.wire))
         }
+    }
+
+    /// `aggregates(of:…)` of one sensor inside a read: the rows starting in
+    /// [lo, hi] (milliseconds within `Timestamp.range`), oldest first, at most `limit`.
+    static func aggregateRows(of sensorID: Int64, level: RollupLevel, from lo: Int64, through hi: Int64,
+                              limit: Int, in db: Database) throws -> [SpanRow] {
+        guard lo <= hi, limit >= 1 else { return [] }
+        let until = try rollupsUntil(of: sensorID, in: db) ?? Timestamp.range.lowerBound
+        var rows = try storedAggregates(of: sensorID, level: level, from: lo, through: hi, limit: limit, in: db)
+        if level == .minute {
+            // Packed hours keep no minute rows: their minutes come from their blocks.
+            rows = try withPackedMinutes(rows, of: sensorID, from: lo, through: hi, until: until, limit: limit, in: db)
+        }
+        // The tail matters unless the page is full before the frontier's row.
+        if rows.count < limit || rows[rows.count - 1].start + level.width > until {
+            let tail = try tailAggregates(of: sensorID, level: level, from: lo, through: hi, until: until, in: db)
+            rows = merged(rows, tail, limit: limit)
+        }
+        return rows
     }
 
     /// One row being gathered; times in milliseconds.
@@ -61,15 +66,20 @@ extension SenseiStore {
 
     private static func storedAggregates(of sensorID: Int64, level: RollupLevel, from lo: Int64, through hi: Int64,
                                          limit: Int, in db: Database) throws -> [SpanRow] {
-        let statement = try db.cachedStatement(sql: """
+        // Through the C API: `GET /aggregates` runs this for each of thousands of sensors.
+        let statement = BoundStatement(try db.cachedStatement(sql: """
             SELECT start, count, sum, min, max FROM \(level.table)
             WHERE sensor_id = ? AND start >= ? AND start <= ? ORDER BY start LIMIT ?
-            """)
+            """))
+        statement.bind(1, sensorID)
+        statement.bind(2, lo)
+        statement.bind(3, hi)
+        statement.bind(4, limit)
         var rows: [SpanRow] = []
-        let cursor = try Row.fetchCursor(statement, arguments: [sensorID, lo, hi, limit])
-        while let row = try cursor.next() {
-            let start: Int64 = row[0]
-            rows.append(SpanRow(start: start, aggregate: Aggregate(row, from: 1), minAt: start, maxAt: start))
+        try statement.forEachRow { row in
+            let start = row.int64(0)
+            let aggregate = Aggregate(count: Int(row.int64(1)), sum: row.double(2), min: row.double(3), max: row.double(4))
+            rows.append(SpanRow(start: start, aggregate: aggregate, minAt: start, maxAt: start))
         }
         if level == .hour, let first = rows.first, let last = rows.last {
             try locateExtremes(of: &rows, sensorID: sensorID, from: first.start, upTo: last.start + level.width,
@@ -116,26 +126,28 @@ extension SenseiStore {
     private static func locateExtremes(of hours: inout [SpanRow], sensorID: Int64, from: Int64, upTo: Int64,
                                        in db: Database) throws {
         try locatePackedExtremes(of: &hours, sensorID: sensorID, from: from, upTo: upTo, in: db)
-        let statement = try db.cachedStatement(sql: """
+        let statement = BoundStatement(try db.cachedStatement(sql: """
             SELECT start, min, max FROM rollups_minute WHERE sensor_id = ? AND start >= ? AND start < ?
             ORDER BY start
-            """)
-        let cursor = try Row.fetchCursor(statement, arguments: [sensorID, from, upTo])
+            """))
+        statement.bind(1, sensorID)
+        statement.bind(2, from)
+        statement.bind(3, upTo)
         var index = 0
         var found = (min: false, max: false)
-        while let row = try cursor.next() {
-            let minute: Int64 = row[0]
+        try statement.forEachRow { row in
+            let minute = row.int64(0)
             let hour = RollupLevel.hour.start(of: minute)
             while index < hours.count, hours[index].start < hour {
                 index += 1
                 found = (false, false)
             }
-            guard index < hours.count, hours[index].start == hour else { continue }
-            if !found.min, row[1] as Double == hours[index].aggregate.min {
+            guard index < hours.count, hours[index].start == hour else { return }
+            if !found.min, row.double(1) == hours[index].aggregate.min {
                 hours[index].minAt = minute
                 found.min = true
             }
-            if !found.max, row[2] as Double == hours[index].aggregate.max {
+            if !found.max, row.double(2) == hours[index].aggregate.max {
                 hours[index].maxAt = minute
                 found.max = true
             }

@@ -33,7 +33,7 @@ extension SenseiStore {
         try pool.read { db in try Self.fetchAlert(id: id, in: db) }
     }
 
-    private static func fetchAlert(id: Int64, in db: Database) throws -> StoredAlert? {
+    static func fetchAlert(id: Int64, in db: Database) throws -> StoredAlert? {
         try Row.fetchOne(db, sql: """
             SELECT \(alertColumns) FROM alert_rules a JOIN sensors s ON s.id = a.sensor_id WHERE a.id = ?
             """, arguments: [id]).map(alert(from:))

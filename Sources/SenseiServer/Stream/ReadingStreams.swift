@@ -4,7 +4,8 @@ import Synchronization
 
 /// The live stream's listeners (`GET /stream`): every committed reading, from
 /// whichever ingest path, goes as a server-sent event to each listener
-/// watching its sensor, straight from the store's commit.
+/// watching its sensor, straight from the store's commit; so does every
+/// change of an alert rule (`AlertEvent`).
 ///
 /// Bounded: at most `maxListeners` at once (the route answers 503 past it),
 /// each with at most `queueBytes` not yet taken by its client (a slower
@@ -123,6 +124,17 @@ public final class ReadingStreams: Sendable {
                 if limit - sent <= 0 { listener.stream.finish() }
             }
         }
+    }
+
+    /// Sends an alert rule's change to the listeners watching every sensor
+    /// or one of its sensors. Not counted against a listener's `limit`
+    /// (readings); a listener too far behind is cut as for readings.
+    func publish(_ event: AlertEvent) {
+        let listeners = state.withLock { Array($0.listeners.values) }
+        let wanting = listeners.filter { $0.watch.sensorIDs.map { !$0.isDisjoint(with: event.sensorIDs) } ?? true }
+        guard !wanting.isEmpty else { return }
+        let bytes = event.bytes
+        for listener in wanting { listener.stream.send(bytes) }
     }
 
     /// `event: reading` with the reading as JSON on its `data:` line.

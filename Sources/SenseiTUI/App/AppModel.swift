@@ -24,12 +24,27 @@ public struct AppModel: Hashable, Sendable {
     public var now: Timestamp
     /// The local zone's offset, for every time shown.
     public var utcOffsetSeconds: Int
-    public var charset: Charset
+    public var charset: Charset {
+        didSet { if charset != oldValue { listWidths = ListWidths(sensors: sensors, charset: charset) } }
+    }
     /// The server, as shown in the title; nil when nothing is configured.
     public var serverName: String?
 
     /// Sensors in the user's order.
-    public var sensors: [SensorSummary] = []
+    public var sensors: [SensorSummary] = [] {
+        didSet {
+            relayout()
+            listWidths = ListWidths(sensors: sensors, charset: charset)
+        }
+    }
+    /// The list's column widths, measured when the sensors change.
+    public private(set) var listWidths = ListWidths()
+    /// The last 24 hours of the rows on screen (and of some that were), by
+    /// sensor id: read for what is shown only, so 10,000 sensors cost what
+    /// a screenful does.
+    public var recent: [Int64: RecentSeries] = [:]
+    /// Sensors whose `recent` is being read.
+    var recentInFlight: Set<Int64> = []
     /// Whether the cache has answered once (before that the list says "loading").
     public var sensorsLoaded = false
     /// The selected sensor's place among those shown (`listLayout.order`).
@@ -37,17 +52,34 @@ public struct AppModel: Hashable, Sendable {
     /// The first row shown (of `listLayout.rows`, group headers included).
     public var listTop = 0
     /// Which sensors the list shows (`/`); empty: all.
-    public var filter = SensorFilter()
+    public var filter = SensorFilter() {
+        didSet { if filter != oldValue { relayout() } }
+    }
     /// The `/` prompt's text while it is open; nil when closed.
-    public var filterDraft: String?
+    public var filterDraft: String? {
+        didSet { if filterDraft != oldValue { relayout() } }
+    }
     /// The label key the list is grouped by (`g`); nil: not grouped.
-    public var grouping: String?
-    /// Sensors marked with space for a compare chart, in the order marked (at most 4).
+    public var grouping: String? {
+        didSet { if grouping != oldValue { relayout() } }
+    }
+    /// The list as shown: filtered, grouped. Kept, and made again only when
+    /// the sensors, filter, grouping or charset change (`relayout`).
+    public private(set) var listLayout = ListLayout(sensors: [], filter: SensorFilter(), groupBy: nil)
+    /// Sensors marked with space for a compare chart, in the order marked (at
+    /// most 4); kept in the cache, so they outlive the dashboard.
     public var marked: [Int64] = []
+    /// The label keys `g` cycles through, best split first
+    /// (`ListLayout.groupKeys`); ranked again when sensors come or go, and at each `g`.
+    public var groupKeys: [String] = []
     /// The compare screen's state while it is open (`c`).
     public var compare: CompareState?
-    /// The server's alert rules, as last fetched (or cached).
+    /// The server's alert rules, as last fetched (or cached), with the live
+    /// stream's changes applied.
     public var alerts: [AlertStatus] = []
+    /// The stream's alert changes of the last few minutes, in order (see
+    /// `receiveAlerts`).
+    var recentAlertChanges: [ReceivedAlertChange] = []
     /// The alerts screen's first row shown.
     public var alertsTop = 0
 
@@ -70,6 +102,8 @@ public struct AppModel: Hashable, Sendable {
     /// earlier ones: reload again once that is done.
     var liveReloadPending = false
     var liveReloadInFlight = false
+    /// Sensors live readings moved on since the last reload.
+    var liveChanged: Set<Int64> = []
     public var lastSync: Timestamp?
     /// When the last sync started, or ended once it has: auto-refresh counts
     /// from here, so a slow sync is not followed at once by the next.
@@ -95,9 +129,16 @@ public struct AppModel: Hashable, Sendable {
         self.refreshInterval = refreshInterval
     }
 
-    /// The list as shown: filtered, grouped.
-    public var listLayout: ListLayout {
-        ListLayout(sensors: sensors, filter: filterDraft.map { SensorFilter(text: $0) } ?? filter, groupBy: grouping)
+    private mutating func relayout() {
+        listLayout = ListLayout(sensors: sensors, filter: filterDraft.map { SensorFilter(text: $0) } ?? filter,
+                                groupBy: grouping)
+    }
+
+    /// A row's sparkline and usual interval: as read for the screen, else
+    /// what the summary itself carries (`sensei list` fills it).
+    public func recent(of summary: SensorSummary) -> (series: TimeSeries, usualInterval: Int64?) {
+        if let recent = recent[summary.id] { return (recent.series, recent.usualInterval) }
+        return (summary.recent, summary.usualInterval)
     }
 
     public var selectedSensor: SensorSummary? {
@@ -116,7 +157,8 @@ public struct AppModel: Hashable, Sendable {
 
     /// What the runtime runs first: read the cache, then sync (when configured).
     public mutating func start() -> [Command] {
-        serverName == nil ? [.loadSensors] : [.loadSensors, .loadAlerts, .startLive] + requestSync()
+        serverName == nil ? [.loadSensors, .loadMarks]
+            : [.loadSensors, .loadMarks, .loadAlerts, .startLive] + requestSync()
     }
 
     /// A sync, unless one is already running.

@@ -16,12 +16,26 @@ public enum Command: Hashable, Sendable {
     /// Read up to `limit` readings from `from` (the detail's window start, a
     /// zoom's too) and older than `before`, newest first; answer `.readingsLoaded`.
     case loadReadings(sensorId: Int64, from: Timestamp, before: Timestamp, limit: Int)
+    /// Read the last 24 hours and usual interval of these sensors (the rows
+    /// on screen); answer `.recentLoaded`.
+    case loadRecent(sensorIds: [Int64])
+    /// Read these sensors again (live readings moved them on); answer
+    /// `.sensorsRefreshed`.
+    case refreshSensors(ids: Set<Int64>)
     /// Read the alert rules last seen from the cache; answer `.alertsLoaded`.
     case loadAlerts
+    /// Fetch the alert rules from the server now and keep them in the cache;
+    /// answer `.alertsLoaded` (the cached ones when the server does not answer).
+    case fetchAlerts
+    /// Read the compare marks kept in the cache; answer `.marksLoaded`.
+    case loadMarks
+    /// Keep the compare marks (sensor ids, in the order marked) in the cache.
+    case saveMarks([Int64])
     /// Keep the user's order of the sensors (ids, top first) in the cache.
     case saveOrder([Int64])
     /// Follow the server's live stream from now on (`LiveFeed`); answers
-    /// `.liveOpened`, `.liveReadings` and `.liveDropped` as they happen.
+    /// `.liveOpened`, `.liveReadings`, `.alertChanged` and `.liveDropped` as
+    /// they happen.
     case startLive
     /// Restore the terminal and exit.
     case quit

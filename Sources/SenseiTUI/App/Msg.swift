@@ -10,6 +10,11 @@ public enum Msg: Hashable, Sendable {
     /// The sensor list from the cache, in the cache's saved order (new sensors
     /// at the end), answering `.loadSensors`.
     case sensorsLoaded([SensorSummary])
+    /// Answers `.loadRecent`: the sensors' last 24 hours, by id (a sensor
+    /// gone from the cache is absent).
+    case recentLoaded([Int64: RecentSeries])
+    /// Answers `.refreshSensors`: those sensors as the cache now has them.
+    case sensorsRefreshed([SensorSummary])
     /// Answers `.loadDetail`.
     case detailLoaded(DetailData)
     /// Answers `.loadCompare`: one detail per sensor still cached, in order.
@@ -21,7 +26,8 @@ public enum Msg: Hashable, Sendable {
     /// of n once the sensor list is in the cache: the list can show).
     case syncProgress(done: Int, total: Int)
     /// A sync with the server completed; the cache holds `newReadings` more.
-    case syncFinished(at: Timestamp, newReadings: Int)
+    /// `changed` false: the cache is as it was (nothing to read again).
+    case syncFinished(at: Timestamp, newReadings: Int, changed: Bool = true)
     case syncFailed(SyncFailure, at: Timestamp)
     /// Reading or writing the cache failed.
     case cacheFailed(String)
@@ -35,6 +41,11 @@ public enum Msg: Hashable, Sendable {
     /// The server's alert rules (or, offline, those last seen), answering
     /// `.loadAlerts` and following each sync.
     case alertsLoaded([AlertStatus])
+    /// The live stream said a rule's state moved, or a rule was created,
+    /// edited or deleted; the cache already holds the change.
+    case alertChanged(AlertChange)
+    /// The compare marks kept in the cache, in the order marked, answering `.loadMarks`.
+    case marksLoaded([Int64])
     /// SIGINT or SIGTERM.
     case interrupted
 }

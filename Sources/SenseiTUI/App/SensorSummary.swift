@@ -2,7 +2,11 @@ import SenseiModels
 
 /// One list row's data, filled by the runtime from the cache.
 public struct SensorSummary: Hashable, Sendable {
-    public var sensor: Sensor
+    public var sensor: Sensor {
+        didSet { searchKey = SearchKey(sensor) }
+    }
+    /// What the `/` filter looks in, made once per sensor.
+    public private(set) var searchKey: SearchKey
     /// The last 24 hours for the sparkline: raw readings or buckets, oldest first.
     public var recent: TimeSeries
     /// The device's usual interval between readings in ms (the median spacing
@@ -12,6 +16,7 @@ public struct SensorSummary: Hashable, Sendable {
 
     public init(sensor: Sensor, recent: TimeSeries = TimeSeries(), usualInterval: Int64? = nil) {
         self.sensor = sensor
+        searchKey = SearchKey(sensor)
         self.recent = recent
         self.usualInterval = usualInterval
     }
@@ -24,7 +29,27 @@ public struct SensorSummary: Hashable, Sendable {
     /// No reading for more than `staleFactor` × the usual interval. A sensor
     /// whose interval is unknown (fewer than two readings) is never stale.
     public func isStale(now: Timestamp) -> Bool {
+        isStale(now: now, usualInterval: usualInterval)
+    }
+
+    /// `isStale(now:)` with the interval read apart from the list (`RecentSeries`).
+    public func isStale(now: Timestamp, usualInterval: Int64?) -> Bool {
         guard let latest = sensor.latest, let interval = usualInterval, interval > 0 else { return false }
         return now.milliseconds - latest.timestamp.milliseconds > Self.staleFactor * interval
+    }
+}
+
+/// A list row's last 24 hours and usual interval, read from the cache for
+/// the rows on screen only (`Command.loadRecent`), not for every sensor.
+public struct RecentSeries: Hashable, Sendable {
+    public var series: TimeSeries
+    public var usualInterval: Int64?
+    /// The `now` it was read for: read again once the minute turns.
+    public var asOf: Timestamp
+
+    public init(series: TimeSeries, usualInterval: Int64?, asOf: Timestamp) {
+        self.series = series
+        self.usualInterval = usualInterval
+        self.asOf = asOf
     }
 }

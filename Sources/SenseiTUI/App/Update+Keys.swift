@@ -33,6 +33,7 @@ extension AppModel {
 
     private mutating func handleList(_ key: Key) -> [Command] {
         let page = max(1, ListView.visibleRowCount(in: AppView.contentArea(width: width, height: height)))
+        var commands: [Command] = []
         switch key {
         case .up, .character("k"): selection -= 1
         case .down, .character("j"): selection += 1
@@ -50,16 +51,13 @@ extension AppModel {
         case .escape where !filter.isEmpty:
             filter = SensorFilter()
         case .character("g"): cycleGrouping()
-        case .character(" "): toggleMark()
+        case .character(" "): commands = toggleMark()
         case .character("c"): return openCompare()
-        case .character("a"):
-            screen = .alerts
-            clampAlerts()
-            return []
+        case .character("a"): return openAlerts()
         default: break
         }
         clampList()
-        return []
+        return commands
     }
 
     /// its group); the new order is saved.

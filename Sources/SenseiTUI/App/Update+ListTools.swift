@@ -31,16 +31,49 @@ extension AppModel {
         return []
     }
 
-    /// Space: marks the selected sensor for a compare chart, or unmarks it.
-    mutating func toggleMark() {
-        guard let sensor = selectedSensor else { return }
+    /// Space: marks the selected sensor for a compare chart, or unmarks it;
+    /// the marks are saved.
+    mutating func toggleMark() -> [Command] {
+        guard let sensor = selectedSensor else { return [] }
         if let index = marked.firstIndex(of: sensor.id) {
             marked.remove(at: index)
         } else if marked.count < 4 {
             marked.append(sensor.id)
         } else {
             errorMessage = "at most 4 sensors in a compare chart: space unmarks one"
+            return []
         }
+        return [.saveMarks(marked)]
+    }
+
+    /// The marks the cache kept, at start. Those of sensors gone meanwhile
+    /// are dropped (and the cache told) once the list is known.
+    mutating func restoreMarks(_ ids: [Int64]) -> [Command] {
+        var seen = Set<Int64>()
+        marked = Array(ids.filter { seen.insert($0).inserted }.prefix(4))
+        let dropped = dropMarksOfGoneSensors()
+        return dropped.isEmpty && marked != ids ? [.saveMarks(marked)] : dropped
+    }
+
+    /// Marks of sensors no longer listed go (a sensor deleted on the server);
+    /// the marks left are saved. Nothing before the cache's list is in.
+    mutating func dropMarksOfGoneSensors() -> [Command] {
+        guard sensorsLoaded, !marked.isEmpty else { return [] }
+        let kept = marked.filter { id in sensors.contains { $0.id == id } }
+        guard kept != marked else { return [] }
+        marked = kept
+        return [.saveMarks(kept)]
+    }
+
+    /// `a`: the alert rules. Online, fetched again at once (the live stream
+    /// keeps them current, but a stream that dropped may have missed some);
+    /// offline, as the cache last had them.
+    mutating func openAlerts() -> [Command] {
+        screen = .alerts
+        clampAlerts()
+        guard serverName != nil else { return [] }
+        if case .offline = connection { return [] }
+        return [.fetchAlerts]
     }
 
     /// `c`: the marked sensors (2 to 4) on one chart.
@@ -101,15 +134,12 @@ extension AppModel {
         return []
     }
 
-    /// `g`: the next label key present on the sensors, then none.
+    /// `g`: the next label key, best split first (`groupKeys`, ranked again
+    /// here for labels changed since the list came), then none.
     mutating func cycleGrouping() {
-        let keys = ListLayout.groupKeys(of: sensors)
         let selectedId = selectedSensor?.id
-        if let current = grouping, let index = keys.firstIndex(of: current) {
-            grouping = index + 1 < keys.count ? keys[index + 1] : nil
-        } else {
-            grouping = grouping == nil ? keys.first : nil
-        }
+        groupKeys = ListLayout.groupKeys(of: sensors)
+        grouping = nextGrouping
         // The same sensor stays selected wherever its group puts it.
         if let selectedId, let index = sensors.firstIndex(where: { $0.id == selectedId }),
            let position = listLayout.order.firstIndex(of: index) { selection = position }

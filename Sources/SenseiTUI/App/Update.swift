@@ -30,6 +30,18 @@ extension AppModel {
                 if liveReloadPending { commands += reloadForLive() }
             }
             return commands
+        case .recentLoaded(let loaded):
+            recentInFlight.subtract(loaded.keys)
+            recent.merge(loaded) { _, new in new }
+            return []
+        case .sensorsRefreshed(let fresh):
+            var commands: [Command] = []
+            if liveReloadInFlight {
+                liveReloadInFlight = false
+                if liveReloadPending { commands += reloadForLive() }
+            }
+            refresh(fresh)
+            return commands
         case .detailLoaded(let data):
             guard var state = detail, state.sensorId == data.sensor.id, data.range == range,
                   state.zoom.map({ data.zoomed && data.start.milliseconds == $0.lowerBound
@@ -72,9 +84,10 @@ extension AppModel {
         case .syncProgress(let done, let total):
             syncProgress = SyncProgress(done: done, total: total)
             // The list shows as soon as the sensors are in, before any history;
-            // then every few sensors as their readings arrive.
-            return done == 0 || done == total || done % 5 == 0 ? [.loadSensors] : []
-        case .syncFinished(let time, _):
+            // then every few sensors as their readings arrive (every 5 %
+            // of a big house: each load reads the whole list).
+            return done == 0 || done == total || done % max(5, total / 20) == 0 ? [.loadSensors] : []
+        case .syncFinished(let time, _, let changed):
             now = max(now, time)
             isSyncing = false
             syncProgress = nil
@@ -82,7 +95,8 @@ extension AppModel {
             lastSync = time
             connection = .online
             errorMessage = nil
-            return [.loadSensors] + reloadDetail()
+            // A quiet house's sync every 30 s reads nothing back from the cache.
+            return changed || !sensorsLoaded ? [.loadSensors] + reloadDetail() : []
         case .syncFailed(let failure, let time):
             now = max(now, time)
             isSyncing = false
@@ -104,15 +118,22 @@ extension AppModel {
             live = .streaming
             // What committed while the stream was down.
             return requestSync()
-        case .liveReadings(_, let unknownSensor):
+        case .liveReadings(let ids, let unknownSensor):
             var commands: [Command] = []
+            liveChanged.formUnion(ids)
+            // Their sparklines are read again, if on screen.
+            for id in ids { recent[id]?.asOf = Timestamp(milliseconds: 0) }
             if liveReloadInFlight { liveReloadPending = true } else { commands = reloadForLive() }
             if unknownSensor { commands += requestSync() }
             return commands
         case .alertsLoaded(let alerts):
-            self.alerts = alerts
-            clampAlerts()
+            receiveAlerts(alerts)
             return []
+        case .alertChanged(let change):
+            receiveAlertChange(change)
+            return []
+        case .marksLoaded(let ids):
+            return restoreMarks(ids)
         case .liveDropped(let reason, let time):
             now = max(now, time)
             live = .dropped(reason)
@@ -122,12 +143,65 @@ extension AppModel {
         }
     }
 
-    /// The list, and the detail on screen, read again after live readings:
-    /// one reload at a time, however fast they come.
+    /// The sensors live readings moved on, and the detail on screen, read
+    /// again: one reload at a time, however fast they come, and only of the
+    /// sensors that changed.
     mutating func reloadForLive() -> [Command] {
         liveReloadPending = false
         liveReloadInFlight = true
-        return [.loadSensors] + reloadDetail()
+        let ids = liveChanged
+        liveChanged = []
+        guard !ids.isEmpty else {
+            liveReloadInFlight = false
+            return []
+        }
+        let shownChanged = detail.map { ids.contains($0.sensorId) } ?? false
+            || compare.map { !ids.isDisjoint(with: $0.sensorIds) } ?? false
+        return [.refreshSensors(ids: ids)] + (shownChanged ? reloadDetail() : [])
+    }
+
+    /// Puts sensors read again in their places; sensors the list does not
+    /// hold are left to the next full load.
+    mutating func refresh(_ fresh: [SensorSummary]) {
+        guard !fresh.isEmpty else { return }
+        let places = Dictionary(sensors.indices.map { (sensors[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
+        var updated = sensors
+        for summary in fresh {
+            guard let place = places[summary.id] else { continue }
+            updated[place].sensor = summary.sensor
+        }
+        guard updated != sensors else { return }
+        let selectedId = selectedSensor?.id
+        sensors = updated
+        if let selectedId, let index = places[selectedId],
+           let position = listLayout.order.firstIndex(of: index) { selection = position }
+        clampList()
+    }
+
+    /// Reads the sparklines of the rows on screen that have none yet, or one
+    /// older than the current minute or than a live reading: nothing while
+    /// nothing changes, a screenful at most when it does.
+    /// The runtime asks after each message, so `update` stays about the
+    /// message itself.
+    public mutating func loadRecentOnScreen() -> [Command] {
+        guard screen == .list, !sensors.isEmpty else { return [] }
+        let visible = max(1, ListView.visibleRowCount(in: AppView.contentArea(width: width, height: height)))
+        let minute = now.milliseconds.floorDivided(by: 60_000).0
+        var wanted: [Int64] = []
+        for index in listLayout.sensors(onRows: listTop..<(listTop + visible)) {
+            let id = sensors[index].id
+            guard !recentInFlight.contains(id) else { continue }
+            if let known = recent[id], known.asOf.milliseconds.floorDivided(by: 60_000).0 >= minute { continue }
+            wanted.append(id)
+        }
+        guard !wanted.isEmpty else { return [] }
+        recentInFlight.formUnion(wanted)
+        // Those far off screen are forgotten: memory stays a few screens' worth.
+        if recent.count > 4 * visible + 64 {
+            let shown = Set(listLayout.sensors(onRows: listTop..<(listTop + visible)).map { sensors[$0].id })
+            recent = recent.filter { shown.contains($0.key) }
+        }
+        return [.loadRecent(sensorIds: wanted)]
     }
 
     /// The detail on screen read again: its range, or its zoomed window; and
@@ -165,8 +239,14 @@ extension AppModel {
             merged = sensors.compactMap { byId[$0.id] } + incoming.filter { !known.contains($0.id) }
             if merged.map(\.id) != incoming.map(\.id) { commands.append(.saveOrder(merged.map(\.id))) }
         }
+        let previous = sensors
         sensors = merged
         sensorsLoaded = true
+        // The cache changed under the list (a sync): the rows on screen read
+        // their sparklines again.
+        for id in recent.keys { recent[id]?.asOf = Timestamp(milliseconds: 0) }
+        updateGroupKeys(previous: previous)
+        commands += dropMarksOfGoneSensors()
         if let selectedId, let index = sensors.firstIndex(where: { $0.id == selectedId }),
            let position = listLayout.order.firstIndex(of: index) { selection = position }
         if let detail, !sensors.contains(where: { $0.id == detail.sensorId }) {

@@ -93,8 +93,7 @@ struct SpanFolder {
 
     /// The largest multiple of `step` ≤ `time` (also before 1970).
     static func alignDown(_ time: Int64, to step: Int64) -> Int64 {
-        let remainder = time % step
-        return remainder < 0 ? time - remainder - step : time - remainder
+        time.alignedDown(to: step)
     }
 
     static func alignUp(_ time: Int64, to step: Int64) -> Int64 {

@@ -6,7 +6,7 @@ import GRDB
 /// rollups are clustered (`WITHOUT ROWID`) on (sensor, time): a window of one
 /// sensor is one contiguous read.
 enum CacheSchema {
-    static let version = 4
+    static let version = 5
 
     static let sql = """
         CREATE TABLE sensors (
@@ -30,7 +30,11 @@ enum CacheSchema {
             raw_from INTEGER,
             minute_from INTEGER,
             -- 0 while the history beyond the raw window is still being fetched
-            backfilled INTEGER NOT NULL DEFAULT 1
+            backfilled INTEGER NOT NULL DEFAULT 1,
+            -- the server's latest reading time and count when a sync last
+            -- brought the sensor up to date: the same again means nothing to do
+            synced_latest INTEGER,
+            synced_count INTEGER
         );
         CREATE INDEX sensors_code ON sensors(code);
         CREATE TABLE readings (
@@ -73,6 +77,10 @@ enum CacheSchema {
             ALTER TABLE sensors ADD COLUMN minute_from INTEGER;
             ALTER TABLE sensors ADD COLUMN backfilled INTEGER NOT NULL DEFAULT 1;
             DELETE FROM rollups;
+            """,
+        4: """
+            ALTER TABLE sensors ADD COLUMN synced_latest INTEGER;
+            ALTER TABLE sensors ADD COLUMN synced_count INTEGER;
             """,
     ]
 

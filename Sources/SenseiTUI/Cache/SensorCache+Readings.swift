@@ -7,19 +7,28 @@ extension SensorCache {
     /// short leaves whole pages, never readings without their rollups. A
     /// reading on a cached timestamp replaces it (the server's later value wins).
     public func insertReadings(_ readings: [Reading], sensorId: Int64) throws {
-        guard let first = readings.first else { return }
+        try insertReadings([(sensorId, readings)])
+    }
+
+    /// `insertReadings(_:sensorId:)` for several sensors (a page of
+    /// `GET /readings`), in one transaction.
+    public func insertReadings(_ series: [(sensorId: Int64, readings: [Reading])]) throws {
+        guard series.contains(where: { !$0.readings.isEmpty }) else { return }
         try pool.write { db in
             let insert = try db.cachedStatement(sql: """
                 INSERT OR REPLACE INTO readings (sensor_id, ts, value) VALUES (?, ?, ?)
                 """)
-            var low = first.timestamp.milliseconds, high = low
-            for reading in readings {
-                let time = reading.timestamp.milliseconds
-                low = min(low, time)
-                high = max(high, time)
-                try insert.execute(arguments: [sensorId, time, reading.value])
+            for (sensorId, readings) in series {
+                guard let first = readings.first else { continue }
+                var low = first.timestamp.milliseconds, high = low
+                for reading in readings {
+                    let time = reading.timestamp.milliseconds
+                    low = min(low, time)
+                    high = max(high, time)
+                    try insert.execute(arguments: [sensorId, time, reading.value])
+                }
+                try Self.rebuildRollups(sensorId: sensorId, from: low, through: high, in: db)
             }
-            try Self.rebuildRollups(sensorId: sensorId, from: low, through: high, in: db)
         }
     }
 

@@ -12,25 +12,60 @@ extension SensorCache {
     /// widest sparkline has dot columns).
     static let sparklineBucket: Int64 = 5 * 60_000
 
-    /// The list screen: every cached sensor in the user's order, each with its
-    /// last 24 hours up to `now` and usual interval. One read transaction.
+    /// Every cached sensor in the user's order, each with its last 24 hours up
+    /// to `now` and usual interval (`sensei list`). One read transaction.
     public func sensorSummaries(now: Timestamp) throws -> [SensorSummary] {
         try pool.read { db in
-            let sensors = try Self.fetchSensors(db, sql: "ORDER BY position, id", arguments: [])
-            let end = now.milliseconds, start = end - Self.sparklineSpan
-            return try sensors.map { sensor in
-                let buckets = try Self.buckets(sensorId: sensor.id, from: start, through: end,
-                                               span: Self.sparklineBucket, level: RollupLevel.minute, in: db)
-                let count = buckets.reduce(0) { $0 + $1.count }
-                var recent = TimeSeries()
-                if count > Self.sparklineRawLimit {
-                    recent = TimeSeries(buckets: buckets.map(\.bucket))
-                } else if count > 0 {
-                    recent = try Self.rawSeries(sensorId: sensor.id, from: start, through: end, in: db)
-                }
-                return SensorSummary(sensor: sensor, recent: recent,
-                                     usualInterval: try Self.usualInterval(sensorId: sensor.id, in: db))
+            try Self.fetchSensors(db, sql: "ORDER BY position, id", arguments: []).map { sensor in
+                let recent = try Self.recent(sensorId: sensor.id, now: now, in: db)
+                return SensorSummary(sensor: sensor, recent: recent.series, usualInterval: recent.usualInterval)
             }
         }
+    }
+
+    /// The dashboard's list: every cached sensor in the user's order, without
+    /// sparklines (`recent(sensorIds:now:)` reads those for the rows on screen).
+    public func sensorList() throws -> [SensorSummary] {
+        try pool.read { db in
+            try Self.fetchSensors(db, sql: "ORDER BY position, id", arguments: []).map { SensorSummary(sensor: $0) }
+        }
+    }
+
+    /// These sensors as cached now, without sparklines; those gone are absent.
+    public func sensorList(ids: Set<Int64>) throws -> [SensorSummary] {
+        try pool.read { db in
+            try ids.sorted().compactMap { try Self.fetchSensor(id: $0, in: db).map { SensorSummary(sensor: $0) } }
+        }
+    }
+
+    /// The last 24 hours up to `now` and usual interval of each of these
+    /// sensors still cached. One read transaction.
+    public func recent(sensorIds: [Int64], now: Timestamp) throws -> [Int64: RecentSeries] {
+        try pool.read { db in
+            var found: [Int64: RecentSeries] = [:]
+            for id in sensorIds where try Self.isCached(id, in: db) {
+                found[id] = try Self.recent(sensorId: id, now: now, in: db)
+            }
+            return found
+        }
+    }
+
+    static func isCached(_ sensorId: Int64, in db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sensors WHERE id = ?)", arguments: [sensorId]) ?? false
+    }
+
+    /// A sensor's sparkline: raw readings, or 5-minute buckets when there are many.
+    static func recent(sensorId: Int64, now: Timestamp, in db: Database) throws -> RecentSeries {
+        let end = now.milliseconds, start = end - sparklineSpan
+        let buckets = try buckets(sensorId: sensorId, from: start, through: end, span: sparklineBucket,
+                                  level: RollupLevel.minute, in: db)
+        let count = buckets.reduce(0) { $0 + $1.count }
+        var series = TimeSeries()
+        if count > sparklineRawLimit {
+            series = TimeSeries(buckets: buckets.map(\.bucket))
+        } else if count > 0 {
+            series = try rawSeries(sensorId: sensorId, from: start, through: end, in: db)
+        }
+        return RecentSeries(series: series, usualInterval: try usualInterval(sensorId: sensorId, in: db), asOf: now)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import SenseiModels
+import Synchronization
 
 /// The dashboard's side of the v1 API: the reads a sync needs.
 ///
@@ -14,6 +15,8 @@ public final class APIClient: Sendable, CustomStringConvertible {
     public let baseURL: URL
     let token: String
     private let session: URLSession
+    /// The last sensor list and its `ETag`, for `sensorList()`.
+    private let lastSensorList = Mutex<(tag: String, sensors: [Sensor])?>(nil)
 
     /// The most readings the server returns in one answer.
     public static let maximumPageSize = 10_000
@@ -41,9 +44,27 @@ public final class APIClient: Sendable, CustomStringConvertible {
 
     /// `GET /sensors`: every sensor with its latest reading and count.
     public func sensors() async throws(SyncFailure) -> [Sensor] {
-        try items(of: try await get("/sensors", query: []), key: "sensors", route: "/sensors") {
+        try await sensorList().sensors
+    }
+
+    /// `GET /sensors`, asking with the last answer's `ETag` whether anything
+    /// changed: a quiet house of 10,000 sensors answers 304 and no body.
+    /// `changed` is false when the list is the one this client last got.
+    public func sensorList() async throws(SyncFailure) -> (sensors: [Sensor], changed: Bool) {
+        let known = lastSensorList.withLock { $0 }
+        let answer = try await fetch("/sensors", query: [], ifNoneMatch: known?.tag)
+        if answer.status == 304, let known { return (known.sensors, false) }
+        let sensors = try items(of: try parse(answer, path: "/sensors"), key: "sensors", route: "/sensors") {
             item throws(WireFormatError) in try Sensor(json: item)
         }
+        lastSensorList.withLock { $0 = answer.entityTag.map { (tag: $0, sensors: sensors) } }
+        return (sensors, true)
+    }
+
+    /// The next `sensorList()` takes the whole list again (the last one
+    /// could not be kept).
+    public func forgetSensorList() {
+        lastSensorList.withLock { $0 = nil }
     }
 
     /// `GET /sensors/<id>/data?order=asc`: up to `limit` readings at or after
@@ -104,11 +125,24 @@ public final class APIClient: Sendable, CustomStringConvertible {
 
     /// One authorized GET whose 200 answer is parsed as JSON.
     func get(_ path: String, query: [URLQueryItem]) async throws(SyncFailure) -> JSONValue {
+        try parse(try await fetch(path, query: query), path: path)
+    }
+
+    /// An answer's status, body and entity tag.
+    struct Answer {
+        var status: Int
+        var bytes: [UInt8]
+        var entityTag: String?
+    }
+
+    /// One authorized GET; any status but 200 and 304 is its `SyncFailure`.
+    func fetch(_ path: String, query: [URLQueryItem], ifNoneMatch: String? = nil) async throws(SyncFailure) -> Answer {
         let url = try url(for: path, query: query)
         var request = URLRequest(url: url)
         request.httpMethod = "GET"
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let ifNoneMatch { request.setValue(ifNoneMatch, forHTTPHeaderField: "If-None-Match") }
         let data: Data, response: URLResponse
         do {
             (data, response) = try await session.data(for: request)
@@ -119,9 +153,17 @@ public final class APIClient: Sendable, CustomStringConvertible {
             throw .invalidResponse("GET \(path): not an HTTP answer")
         }
         let bytes = [UInt8](data)
-        guard http.statusCode == 200 else { throw Self.failure(status: http.statusCode, body: bytes) }
+        guard http.statusCode == 200 || http.statusCode == 304 else {
+            throw Self.failure(status: http.statusCode, body: bytes)
+        }
+        return Answer(status: http.statusCode, bytes: bytes, entityTag: http.value(forHTTPHeaderField: "ETag"))
+    }
+
+    /// A 200 answer's body as JSON (a 304 is not one).
+    func parse(_ answer: Answer, path: String) throws(SyncFailure) -> JSONValue {
+        guard answer.status == 200 else { throw .invalidResponse("GET \(path): \(answer.status) without having asked") }
         do {
-            return try JSONParser.parse(bytes)
+            return try JSONParser.parse(answer.bytes)
         } catch {
             throw .invalidResponse("GET \(path): \(error)")
         }

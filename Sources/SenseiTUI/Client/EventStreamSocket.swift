@@ -142,23 +142,50 @@ final class EventStreamSocket: Sendable {
     }
 }
 
-/// Cuts server-sent events out of received bytes: `data:` lines up to a
-/// blank line, each a reading.
+/// Cuts server-sent events out of received bytes: `event:` and `data:` lines
+/// up to a blank line. `reading` events (also those without a name, as
+/// before alerts came on the stream) and `alert` events are handed on;
+/// comments, heartbeats and events of names this client does not know yet
+/// are skipped.
 struct EventParser {
-    /// Every complete event in `buffer` (removed from it), as readings.
+    /// Every complete event in `buffer` (removed from it).
     mutating func take(_ buffer: inout [UInt8]) -> [LiveEvent] {
         var events: [LiveEvent] = []
         while let end = Self.eventEnd(in: buffer) {
-            let event = Array(buffer[..<end.lowerBound])
+            let block = Array(buffer[..<end.lowerBound])
             buffer.removeFirst(end.upperBound)
-            for line in event.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("data:".utf8)) {
-                let payload = line.dropFirst(5).drop { $0 == UInt8(ascii: " ") }
-                if let json = try? JSONParser.parse(Array(payload)), let reading = try? LiveReading(json: json) {
-                    events.append(.reading(reading))
-                }
-            }
+            if let event = Self.event(in: block) { events.append(event) }
         }
         return events
+    }
+
+    /// The event one block of lines carries, if any.
+    static func event(in block: [UInt8]) -> LiveEvent? {
+        var name = "reading"
+        var data: [UInt8]?
+        for line in block.split(separator: UInt8(ascii: "\n")) {
+            let line = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+            if let value = field("event", of: line) {
+                name = String(decoding: value, as: UTF8.self)
+            } else if let value = field("data", of: line) {
+                // Several data lines are one payload joined by newlines (the server sends one).
+                if data == nil { data = Array(value) } else { data! += [UInt8(ascii: "\n")] + value }
+            }
+        }
+        guard let data, let json = try? JSONParser.parse(data) else { return nil }
+        switch name {
+        case "reading": return (try? LiveReading(json: json)).map(LiveEvent.reading)
+        case "alert": return (try? AlertChange(json: json)).map(LiveEvent.alert)
+        default: return nil
+        }
+    }
+
+    /// The value of a `name: value` line (one space after the colon dropped, as the spec says).
+    private static func field(_ name: String, of line: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        let prefix = Array((name + ":").utf8)
+        guard line.starts(with: prefix) else { return nil }
+        let value = line.dropFirst(prefix.count)
+        return value.first == UInt8(ascii: " ") ? value.dropFirst() : value
     }
 
     /// The first blank line (`\n\n`, or `\r\n\r\n`) ending an event.

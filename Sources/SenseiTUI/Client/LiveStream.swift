@@ -31,6 +31,8 @@ public enum LiveEvent: Hashable, Sendable {
     /// The server accepted the stream: readings follow as they commit.
     case opened
     case reading(LiveReading)
+    /// A rule's state moved, or a rule was created, edited or deleted.
+    case alert(AlertChange)
 }
 
 extension APIClient {

@@ -15,6 +15,10 @@ struct DashboardCommand: ParsableCommand {
     @Option(help: "Seconds between background syncs.")
     var refresh = 30
 
+    /// The benchmark's measure (`FrameLog`): not for people.
+    @Option(name: .customLong("frame-log"), help: .hidden)
+    var frameLog: String?
+
     func validate() throws {
         guard refresh >= 1 else { throw ValidationError("--refresh must be at least 1 second") }
     }
@@ -31,7 +35,8 @@ struct DashboardCommand: ParsableCommand {
         let inbox = Inbox()
         let runner = CommandRunner(cache: cache, syncer: syncer, deliver: inbox.post)
         defer { runner.stopLive() }
-        DashboardLoop(terminal: terminal, inbox: inbox, serverName: config.serverName, refreshSeconds: refresh)
+        DashboardLoop(terminal: terminal, inbox: inbox, serverName: config.serverName, refreshSeconds: refresh,
+                      frameLog: frameLog.flatMap(FrameLog.init(path:)))
             .run(perform: runner.run)
     }
 }

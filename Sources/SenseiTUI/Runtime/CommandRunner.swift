@@ -44,7 +44,8 @@ public final class CommandRunner: Sendable {
                     }
                     // The rules beside the readings: the list marks firing ones.
                     deliver(.alertsLoaded(await syncer.syncAlerts().alerts))
-                    deliver(.syncFinished(at: summary.finishedAt, newReadings: summary.readingsFetched))
+                    deliver(.syncFinished(at: summary.finishedAt, newReadings: summary.readingsFetched,
+                                          changed: summary.changedTheCache))
                 } catch .server(let failure) {
                     deliver(.syncFailed(failure, at: now()))
                 } catch .cache(let message) {
@@ -54,19 +55,23 @@ public final class CommandRunner: Sendable {
                 }
             }
         case .loadSensors:
-            onQueue { [cache, now] in .sensorsLoaded(try cache.sensorSummaries(now: now())) }
+            onQueue { [cache] in .sensorsLoaded(try cache.sensorList()) }
+        case .refreshSensors(let ids):
+            onQueue { [cache] in .sensorsRefreshed(try cache.sensorList(ids: ids)) }
+        case .loadRecent(let ids):
+            onQueue { [cache, now] in .recentLoaded(try cache.recent(sensorIds: ids, now: now())) }
         case .loadDetail(let sensorId, let range):
             onQueue { [cache, now] in
                 // A sensor deleted meanwhile: the fresh list takes the screen back to it.
                 guard let data = try cache.detail(sensorId: sensorId, range: range, now: now()) else {
-                    return .sensorsLoaded(try cache.sensorSummaries(now: now()))
+                    return .sensorsLoaded(try cache.sensorList())
                 }
                 return .detailLoaded(data)
             }
         case .loadZoomedDetail(let sensorId, let range, let window):
             onQueue { [cache, now] in
                 guard let data = try cache.detail(sensorId: sensorId, range: range, now: now(), window: window) else {
-                    return .sensorsLoaded(try cache.sensorSummaries(now: now()))
+                    return .sensorsLoaded(try cache.sensorList())
                 }
                 return .detailLoaded(data)
             }
@@ -84,6 +89,17 @@ public final class CommandRunner: Sendable {
             }
         case .loadAlerts:
             onQueue { [cache] in .alertsLoaded(try cache.cachedAlerts()) }
+        case .fetchAlerts:
+            guard let syncer else { return }
+            let deliver = deliver
+            Task.detached { deliver(.alertsLoaded(await syncer.syncAlerts().alerts)) }
+        case .loadMarks:
+            onQueue { [cache] in .marksLoaded(try cache.cachedMarks()) }
+        case .saveMarks(let ids):
+            onQueue { [cache] in
+                try cache.saveMarks(ids)
+                return nil
+            }
         case .saveOrder(let ids):
             onQueue { [cache] in
                 try cache.saveOrder(ids)

@@ -15,11 +15,15 @@ final class DashboardLoop {
     private var model: AppModel
     private var shouldQuit = false
     private var isDirty = true
+    private let frameLog: FrameLog?
+    /// Keys read since the last frame, with when: the frame log's measure.
+    private var pendingKeys: [(Key, ContinuousClock.Instant)] = []
 
     /// `perform` runs a command in the background and answers through `inbox`.
-    init(terminal: Terminal, inbox: Inbox, serverName: String?, refreshSeconds: Int) {
+    init(terminal: Terminal, inbox: Inbox, serverName: String?, refreshSeconds: Int, frameLog: FrameLog? = nil) {
         self.terminal = terminal
         self.inbox = inbox
+        self.frameLog = frameLog
         let (width, height) = terminal.size
         model = AppModel(width: width, height: height, now: .now(), utcOffsetSeconds: LocalZone.offsetSeconds(),
                          charset: terminal.charset, serverName: serverName,
@@ -30,19 +34,28 @@ final class DashboardLoop {
         let signals = Self.forwardSignals(to: inbox)
         defer { signals.forEach { $0.cancel() } }
         execute(model.start(), perform)
+        execute(model.loadRecentOnScreen(), perform)
         var lastTick = ContinuousClock.now
         while !shouldQuit {
             if isDirty {
                 terminal.draw(AppView.render(model))
                 isDirty = false
+                frameLog?.drawn(model)
             }
+            for (key, read) in pendingKeys { frameLog?.keyDrawn(key, readAt: read) }
+            pendingKeys.removeAll()
             switch terminal.nextEvent(timeout: 50) {
-            case .key(let key)?: apply(.keyPressed(key), perform)
+            case .key(let key)?:
+                if frameLog != nil { pendingKeys.append((key, .now)) }
+                apply(.keyPressed(key), perform)
             case .resized(let width, let height)?: apply(.resized(width: width, height: height), perform)
             case .repaint?: isDirty = true
             case nil: break
             }
-            for message in inbox.drain() where !shouldQuit { apply(message, perform) }
+            for message in inbox.drain() where !shouldQuit {
+                frameLog?.syncEnded(message)
+                apply(message, perform)
+            }
             if ContinuousClock.now - lastTick >= .seconds(1) {
                 lastTick = .now
                 apply(.tick(.now()), perform)
@@ -53,6 +66,7 @@ final class DashboardLoop {
     private func apply(_ message: Msg, _ perform: (Command) -> Void) {
         let before = model
         execute(model.update(message), perform)
+        execute(model.loadRecentOnScreen(), perform)
         if model != before { isDirty = true }
     }
 

@@ -5,8 +5,12 @@ import Synchronization
 /// Follows the server's live stream for the dashboard: readings go into the
 /// cache as they arrive, and `update` hears of each batch (`.liveReadings`),
 /// of the stream opening (`.liveOpened`) and of it dropping (`.liveDropped`).
-/// A dropped stream is reopened, backing off from 1 s to `maxBackoff` while
-/// the server stays away; meanwhile the periodic sync carries on.
+/// Alert rule changes go into the cache's copy of the rules and on to
+/// `update` (`.alertChanged`), so the `!` marks follow them at once.
+/// A dropped stream is reopened, backing off from 1 s to `maxBackoff` (10 s:
+/// alert marks move only with the stream between syncs, so a restarted
+/// server must not leave the dashboard not live for long) while the server
+/// stays away; meanwhile the periodic sync carries on.
 public final class LiveFeed: Sendable {
     private let client: APIClient
     private let cache: SensorCache
@@ -15,7 +19,7 @@ public final class LiveFeed: Sendable {
     private let maxBackoff: Duration
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    public init(client: APIClient, cache: SensorCache, maxBackoff: Duration = .seconds(30),
+    public init(client: APIClient, cache: SensorCache, maxBackoff: Duration = .seconds(10),
                 now: @escaping @Sendable () -> Timestamp = { .now() }, deliver: @escaping @Sendable (Msg) -> Void) {
         self.client = client
         self.cache = cache
@@ -40,6 +44,13 @@ public final class LiveFeed: Sendable {
                             case .opened:
                                 backoff = .seconds(1)
                                 deliver(.liveOpened(at: now()))
+                            case .alert(let change):
+                                do {
+                                    try cache.applyAlertChange(change)
+                                } catch {
+                                    deliver(.cacheFailed(String(describing: error)))
+                                }
+                                deliver(.alertChanged(change))
                             case .reading(let reading):
                                 do {
                                     let (stored, unknown) = try cache.storeLive([reading])

@@ -7,7 +7,7 @@ extension Syncer {
     public func syncAlerts() async -> (alerts: [AlertStatus], live: Bool) {
         do {
             let alerts = try await client.alerts()
-            try? cache.saveAlerts(alerts)
+            try? cache.saveFetchedAlerts(alerts)
             return (alerts, true)
         } catch {
             return ((try? cache.cachedAlerts()) ?? [], false)

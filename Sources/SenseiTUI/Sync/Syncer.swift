@@ -25,6 +25,14 @@ public struct SyncSummary: Sendable, Equatable {
     public var requests = 0
     /// When the sync completed (also kept in the cache as the last sync).
     public var finishedAt = Timestamp(milliseconds: 0)
+    /// Whether the server's sensor list differed from the one last merged.
+    public var listChanged = false
+
+    /// Whether the cache holds anything it did not before.
+    public var changedTheCache: Bool {
+        listChanged || readingsFetched > 0 || aggregatesFetched > 0 || readingsAged > 0 || readingsRefetched > 0
+            || readingsDropped > 0 || sensorsRemoved > 0
+    }
 
     public init() {}
 }
@@ -67,13 +75,20 @@ public struct Syncer: Sendable {
     /// Days of minute aggregates kept (at least `rawDays`); hours are kept for all time.
     public let minuteDays: Int
 
+    /// Sensors audited in one sync at most, so a house of 10,000 sensors
+    /// does not audit 300 of them every 30 seconds; the rest wait their turn.
+    public let auditsPerSync: Int
+    /// Readings or aggregates a page of the bulk routes carries.
+    public let bulkPageSize: Int
+
     public static let defaultRawDays = 3
     public static let defaultMinuteDays = 8
     static let day: Int64 = 86_400_000
 
     public init(client: APIClient, cache: SensorCache, pageSize: Int = APIClient.maximumPageSize,
                 auditInterval: Int64 = 15 * 60_000, auditBudget: Int = 32,
-                rawDays: Int = defaultRawDays, minuteDays: Int = defaultMinuteDays) {
+                rawDays: Int = defaultRawDays, minuteDays: Int = defaultMinuteDays, auditsPerSync: Int = 16,
+                bulkPageSize: Int = 20_000) {
         self.client = client
         self.cache = cache
         self.pageSize = max(1, min(pageSize, APIClient.maximumPageSize))
@@ -81,6 +96,8 @@ public struct Syncer: Sendable {
         self.auditBudget = max(1, auditBudget)
         self.rawDays = max(1, rawDays)
         self.minuteDays = max(self.rawDays, minuteDays)
+        self.auditsPerSync = max(1, auditsPerSync)
+        self.bulkPageSize = max(1, min(bulkPageSize, APIClient.maximumBulkPageSize))
     }
 
     /// `progress(done, total)` after the sensor list is merged (0 of n: the
@@ -89,26 +106,91 @@ public struct Syncer: Sendable {
                      progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) async throws(SyncError) -> SyncSummary {
         var summary = SyncSummary()
         summary.requests += 1
-        let sensors: [Sensor]
-        do { sensors = try await client.sensors() } catch { throw .server(error) }
+        let sensors: [Sensor], changed: Bool
+        do { (sensors, changed) = try await client.sensorList() } catch { throw .server(error) }
         summary.sensorsSeen = sensors.count
-        let merge = try cacheStep { try cache.mergeSensors(sensors) }
-        summary.sensorsAdded = merge.added.count
-        summary.sensorsRemoved = merge.removed.count
+        summary.listChanged = changed
+        // The list this client merged last time (304): nothing to merge.
+        if changed {
+            let merge: SensorMerge
+            do { merge = try cache.mergeSensors(sensors) } catch {
+                client.forgetSensorList()
+                throw .cache(String(describing: error))
+            }
+            summary.sensorsAdded = merge.added.count
+            summary.sensorsRemoved = merge.removed.count
+        }
         progress(0, sensors.count)
-        for (index, sensor) in sensors.enumerated() {
+        let states = try cacheStep { try cache.syncStates() }
+        var done = try await syncInBulk(sensors, states: states, now: now(), into: &summary)
+        if !done.isEmpty { progress(done.count, sensors.count) }
+        let windows = windows(at: now())
+        var audits = auditsPerSync
+        for sensor in sensors where !done.contains(sensor.id) {
+            let state = states[sensor.id]
+            if let state, isQuiet(sensor, state, rawFrom: windows.rawFrom.milliseconds, now: now()) {
+                done.insert(sensor.id)
+                continue
+            }
             do {
-                try await sync(sensor, now: now(), into: &summary)
+                if try await sync(sensor, now: now(), mayAudit: audits > 0, into: &summary) {
+                    try cacheStep { try cache.markSynced([sensor]) }
+                }
             } catch .server(.server(status: 404, _)) {
                 // Deleted since the list was fetched.
                 try cacheStep { try cache.removeSensor(id: sensor.id) }
                 summary.sensorsRemoved += 1
             }
-            progress(index + 1, sensors.count)
+            audits = auditsPerSync - summary.sensorsAudited
+            done.insert(sensor.id)
+            progress(done.count, sensors.count)
         }
+        progress(sensors.count, sensors.count)
         summary.finishedAt = now()
         try cacheStep { try cache.setLastSync(summary.finishedAt) }
         return summary
+    }
+
+    /// Many sensors new to the cache, or many with newer readings than it
+    /// holds: brought up to date through the routes that read every sensor
+    /// (`BulkSync`). Returns the sensors it completed; an old server without
+    /// those routes (404) leaves them all to the sensor-by-sensor sync.
+    private func syncInBulk(_ sensors: [Sensor], states: [Int64: SyncState], now: Timestamp,
+                            into summary: inout SyncSummary) async throws(SyncError) -> Set<Int64> {
+        let bulk = BulkSync(client: client, cache: cache, pageSize: bulkPageSize)
+        let enough = max(BulkSync.threshold, sensors.count / 4)
+        var done = Set<Int64>()
+        do {
+            let fresh = sensors.filter { !(states[$0.id]?.holdsAnything ?? false) && $0.retentionDays == nil }
+            if fresh.count >= enough {
+                done = try await bulk.start(fresh, windows: windows(at: now), now: now, into: &summary)
+            }
+            let changed = sensors.compactMap { sensor -> (sensor: Sensor, newest: Int64)? in
+                guard !done.contains(sensor.id), let latest = sensor.latest?.timestamp.milliseconds,
+                      let newest = states[sensor.id]?.newest, latest > newest else { return nil }
+                return (sensor, newest)
+            }
+            if changed.count >= enough {
+                // Up to date now, but aging, audits and retention still go sensor by sensor.
+                _ = try await bulk.catchUp(changed, into: &summary)
+            }
+        } catch .server(.server(status: 404, _)) {
+            return done
+        }
+        return done
+    }
+
+    /// Nothing to do for a sensor whose latest reading and count are those
+    /// the last sync completed it at, when no audit, retention or move of its
+    /// windows is due: a sync of 10,000 quiet sensors reads one list and
+    /// touches none of them.
+    private func isQuiet(_ sensor: Sensor, _ state: SyncState, rawFrom: Int64, now: Timestamp) -> Bool {
+        guard state.holdsAnything || sensor.latest == nil, state.backfilled, sensor.retentionDays == nil,
+              state.syncedCount == sensor.count, state.syncedLatest == sensor.latest?.timestamp.milliseconds,
+              let audited = state.auditedAt, now.milliseconds - audited < auditInterval else { return false }
+        // The raw window moves on once an hour: readings older than it age into their minutes.
+        if let from = state.rawFrom { return from >= rawFrom }
+        return (state.oldest ?? .max) >= rawFrom
     }
 
     /// The raw and minute windows' starts as of `now`: whole hours.
@@ -120,7 +202,10 @@ public struct Syncer: Sendable {
 
     /// One sensor: retention, the newer readings, its history (first time) or
     /// the windows moved on, then an audit if one is due.
-    private func sync(_ sensor: Sensor, now: Timestamp, into summary: inout SyncSummary) async throws(SyncError) {
+    /// Returns whether it is settled: false while an audit is due but was cut
+    /// short or left to a later sync (`auditsPerSync`).
+    private func sync(_ sensor: Sensor, now: Timestamp, mayAudit: Bool,
+                      into summary: inout SyncSummary) async throws(SyncError) -> Bool {
         let cutoff = sensor.retentionDays.map { now.adding(milliseconds: -Int64($0) * 86_400_000) }
         if let cutoff {
             summary.readingsDropped += try cacheStep { try cache.trimReadings(sensorId: sensor.id, before: cutoff) }
@@ -149,14 +234,13 @@ public struct Syncer: Sendable {
             try cacheStep { try cache.setBackfilled(sensorId: sensor.id) }
             // Fetched whole just now: nothing to compare yet.
             try cacheStep { try cache.setAuditedAt(now, sensorId: sensor.id) }
-            return
+            return true
         }
         summary.readingsAged += try cacheStep {
             try cache.ageTiers(sensorId: sensor.id, rawFrom: windows.rawFrom, minuteFrom: windows.minuteFrom)
         }
-        if try auditIsDue(sensor, now: now) {
-            try await audit(sensor, from: cutoff, now: now, into: &summary)
-        }
+        guard try auditIsDue(sensor, now: now) else { return true }
+        return mayAudit ? try await audit(sensor, from: cutoff, now: now, into: &summary) : false
     }
 
     /// History before the raw window, once: minutes of the middle window,
@@ -230,10 +314,10 @@ public struct Syncer: Sendable {
     /// Compares everything from the retention cutoff (or the epoch, or the
     /// oldest cached reading if older) to the newest reading either side knows.
     private func audit(_ sensor: Sensor, from cutoff: Timestamp?, now: Timestamp,
-                       into summary: inout SyncSummary) async throws(SyncError) {
+                       into summary: inout SyncSummary) async throws(SyncError) -> Bool {
         let newest = try cacheStep { try cache.newestTimestamp(sensorId: sensor.id) }
         let oldest = try cacheStep { try cache.oldestTimestamp(sensorId: sensor.id) }
-        guard let through = [sensor.latest?.timestamp, newest].compactMap({ $0 }).max() else { return }
+        guard let through = [sensor.latest?.timestamp, newest].compactMap({ $0 }).max() else { return true }
         let from = cutoff ?? min(Timestamp(milliseconds: 0), oldest ?? Timestamp(milliseconds: 0))
         var audit = SyncAudit(client: client, cache: cache, pageSize: pageSize, requestBudget: auditBudget)
         let complete = try await audit.reconcile(sensorId: sensor.id, from: from.milliseconds,
@@ -244,6 +328,7 @@ public struct Syncer: Sendable {
         summary.readingsDropped += audit.dropped
         // Cut short by its budget, it goes on at the next sync.
         if complete { try cacheStep { try cache.setAuditedAt(now, sensorId: sensor.id) } }
+        return complete
     }
 }
 

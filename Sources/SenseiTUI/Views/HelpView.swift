@@ -11,8 +11,8 @@ public enum HelpView {
                 ("Home/End  G", "first, last sensor"),
                 ("Enter", "open the sensor"),
                 ("/", "filter; Enter keeps, Esc clears"),
-                ("g", "group by a label, next, none"),
-                ("a", "alert rules (! = firing)"),
+                ("g", "group by a label, best first"),
+                ("a", "alert rules, live (! = firing)"),
                 ("space  c", "mark 2-4 sensors, compare them"),
             ]),
             ("Sensor detail", [

@@ -96,14 +96,23 @@ public enum StatusBar {
         return Format.monthDayTime(time, utcOffsetSeconds: model.utcOffsetSeconds, seconds: false)
     }
 
+    /// What `g` does next: `g by room` (the key it groups by next, best
+    /// split first), `g ungroup` after the last; `g group` when no sensor
+    /// has labels yet.
+    static func groupHint(_ model: AppModel) -> String {
+        guard !model.groupKeys.isEmpty else { return "g group" }
+        return model.nextGrouping.map { "g by " + model.charset.displayable($0) } ?? "g ungroup"
+    }
+
     /// Longest first; the bar shows the first that fits.
     static func hints(_ model: AppModel) -> [String] {
         let g = model.charset.glyphs
         switch model.screen {
         case .list where !model.sensors.isEmpty:
-            return ["\(g.enter) open  / filter  g group  a alerts  space mark  c compare  ? help  q quit",
-                    "\(g.enter) open  / filter  g group  a alerts  K/J reorder  r refresh  ? help  q quit",
-                    "\(g.enter) open  / filter  g group  a alerts  ? help  q quit",
+            let group = groupHint(model)
+            return ["\(g.enter) open  / filter  \(group)  a alerts  space mark  c compare  ? help  q quit",
+                    "\(g.enter) open  / filter  \(group)  a alerts  K/J reorder  r refresh  ? help  q quit",
+                    "\(g.enter) open  / filter  \(group)  a alerts  ? help  q quit",
                     "\(g.enter) open  / filter  ? help  q quit", "? help  q quit"]
         case .detail:
             return ["1-6 range  +/- zoom  </> pan  \(g.arrowLeft)\(g.arrowRight) cursor  Esc back  ? help  q quit",

@@ -69,6 +69,28 @@ import SenseiModels
         }
     }
 
+    /// Firmware that prints with `println` ends a payload with `\r\n`, which
+    /// Swift holds as one Character: each of these is stored, none dropped.
+    @Test func payloadsEndingInCRLFAreStored() async throws {
+        try await withBroker { broker in
+            try await withTestServer(configure: { $0.subscribe(to: broker, presets: [], topics: ["lab/#"]) }) { server in
+                let client = server.admin
+                try waitUntil("connected") { client.mqttHealth == "connected" }
+                try broker.publish("lab/porch/light", "ON\r\n")
+                try broker.publish("lab/porch/fan", "OFF\r\n")
+                try broker.publish("lab/porch/temperature", "21.5\r\n")
+                try broker.publish("lab/porch/climate", "{\"t\":21.5}\r\n")
+                #expect(try client.waitForReadings(device: "porch", field: "light", count: 1) == [1])
+                #expect(try client.waitForReadings(device: "porch", field: "fan", count: 1) == [0])
+                #expect(try client.waitForReadings(device: "porch", field: "temperature", count: 1) == [21.5])
+                #expect(try client.waitForReadings(device: "porch", field: "t", count: 1) == [21.5])
+                for reason in MQTTDropReason.allCases {
+                    #expect(try client.metric(#"sensei_mqtt_dropped_total{reason="\#(reason.rawValue)"}"#) == 0, "\(reason)")
+                }
+            }
+        }
+    }
+
     @Test func badPayloadsAreCountedAndDropped() async throws {
         try await withBroker { broker in
             try await withTestServer(configure: { $0.subscribe(to: broker) }) { server in

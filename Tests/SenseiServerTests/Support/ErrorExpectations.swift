@@ -10,7 +10,7 @@ import Glibc
 
 // MARK: - Helpers
 
-/// An error answer as the brief wants it: the status, a JSON content type and
+/// An error answer as docs/design.md ("Errors and limits") wants it: the status, a JSON content type and
 /// a body that is exactly one `"error"` string, optionally mentioning `fragment`.
 func expectError(_ response: HTTPResponse, _ status: Int, _ context: String, mentioning fragment: String? = nil,
                          sourceLocation: SourceLocation = #_sourceLocation) {

@@ -47,11 +47,17 @@ final class EventStreamReader {
     /// The next event's `data` as JSON, waiting up to `seconds`; nil if none
     /// came, or the stream ended.
     func next(within seconds: Double = 10) throws -> JSONValue? {
+        try nextEvent(within: seconds)?.data
+    }
+
+    /// `next`, with the event's name (its `event:` line; `message` without one).
+    func nextEvent(within seconds: Double = 10) throws -> (name: String, data: JSONValue)? {
         let deadline = Date().addingTimeInterval(seconds)
         while true {
             if let event = takeEvent() {
                 if let data = event.first(where: { $0.hasPrefix("data: ") }) {
-                    return try JSONParser.parse(Array(data.dropFirst(6).utf8))
+                    let name = event.first(where: { $0.hasPrefix("event: ") }).map { String($0.dropFirst(7)) }
+                    return (name ?? "message", try JSONParser.parse(Array(data.dropFirst(6).utf8)))
                 }
                 comments.append(contentsOf: event.filter { $0.hasPrefix(":") })
                 continue

@@ -3,7 +3,7 @@ import Testing
 import SenseiModels
 @testable import SenseiServer
 
-/// The buckets as the brief defines them, from the readings alone: one
+/// The buckets as docs/design.md ("Readings") defines them, from the readings alone: one
 /// GROUP BY, no rollups.
 func rawBuckets(_ store: SenseiStore, sensorID: Int64, after: Int64, before: Int64,
                 count: Int) throws -> [Bucket] {

@@ -1,0 +1,76 @@
+import SenseiModels
+
+/// What `sensei watch` prints: a line of text for each reading and each
+/// alert transition, time first, or one JSON object a line (`--json`).
+extension WatchCommand {
+    /// One reading: RFC 3339 time, code, value and units.
+    static func line(_ live: LiveReading, units: String) -> String {
+        "\(live.reading.timestamp.rfc3339) \(live.code) \(number(live.reading.value))" + (units.isEmpty ? "" : " \(units)")
+    }
+
+    /// One alert transition: when the rule entered its state, the sensor,
+    /// `alert`, the new state, the rule's name, and the reading that moved it
+    /// with the rule's condition:
+    /// `2025-01-09T12:01:00Z freezer alert firing: Freezer too warm (-8.5 °C, above -10)`.
+    static func line(_ rule: AlertStatus, units: String) -> String {
+        var detail: [String] = []
+        if let value = rule.value { detail.append(number(value) + (units.isEmpty ? "" : " \(units)")) }
+        detail.append(rule.threshold.map { "\(rule.condition) \(number($0))" } ?? rule.condition)
+        return "\(rule.since.rfc3339) \(rule.sensor) alert \(rule.state.rawValue): \(rule.name) ("
+            + detail.joined(separator: ", ") + ")"
+    }
+
+    /// `{"event":"reading","sensor":…,"id":…,"timestamp":…,"value":…,"units":…}`
+    static func jsonLine(_ live: LiveReading, units: String) -> String {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("event")
+        writer.string("reading")
+        writer.key("sensor")
+        writer.string(live.code)
+        writer.key("id")
+        writer.int(live.sensorId)
+        writer.key("timestamp")
+        writer.timestamp(live.reading.timestamp)
+        writer.key("value")
+        writer.number(live.reading.value)
+        writer.key("units")
+        writer.string(units)
+        writer.endObject()
+        return writer.string
+    }
+
+    /// `{"event":"alert","id":…,"name":…,"sensor":…,"state":…,"since":…,
+    /// "value":…,"units":…,"condition":…,"threshold":…}` (value and threshold
+    /// null when the rule has none).
+    static func jsonLine(_ rule: AlertStatus, units: String) -> String {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("event")
+        writer.string("alert")
+        writer.key("id")
+        writer.int(rule.id)
+        writer.key("name")
+        writer.string(rule.name)
+        writer.key("sensor")
+        writer.string(rule.sensor)
+        writer.key("state")
+        writer.string(rule.state.rawValue)
+        writer.key("since")
+        writer.timestamp(rule.since)
+        writer.key("value")
+        if let value = rule.value { writer.number(value) } else { writer.null() }
+        writer.key("units")
+        writer.string(units)
+        writer.key("condition")
+        writer.string(rule.condition)
+        writer.key("threshold")
+        if let threshold = rule.threshold { writer.number(threshold) } else { writer.null() }
+        writer.endObject()
+        return writer.string
+    }
+
+    private static func number(_ value: Double) -> String {
+        Format.number(value, significantDigits: 15, maxDecimals: 15)
+    }
+}

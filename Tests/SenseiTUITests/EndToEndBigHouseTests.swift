@@ -1,0 +1,55 @@
+import Foundation
+import SenseiModels
+import Testing
+import SenseiTestSupport
+@testable import SenseiTUI
+
+/// The real `sensei` in tmux against a real server holding 10,000 sensors
+/// (the server's default `--max-sensors`): the list shows, a filter narrows
+/// it, a key moves the selection. Bounds are generous: they only catch a hang.
+@Suite("Dashboard of 10,000 sensors end to end in tmux", .serialized, .ownThread)
+struct EndToEndBigHouseTests {
+    @Test func tenThousandSensorsListFilterAndMove() async throws {
+        try await withScratch { scratch in
+            try await withLiveServer(dataDirectory: scratch.serverData) { server in
+                let now = Timestamp.now().milliseconds / 1000
+                // 10,000 series of line protocol, two readings each, in batches.
+                for batch in 0..<10 {
+                    var lines = ""
+                    for sensor in (batch * 1_000)..<((batch + 1) * 1_000) {
+                        for age in [120, 60] {
+                            lines += "climate,room=room_\(sensor % 20) probe_\(sensor)=\(20 + sensor % 7) \(now - Int64(age))\n"
+                        }
+                    }
+                    let written = try server.writer.post("/write?db=house&precision=s", json: lines,
+                                                         contentType: "text/plain")
+                    try #require(written.status == 204, "write: \(written.status)")
+                }
+
+                let tmux = try Tmux(width: 110, height: 30, command: [
+                    "env", "XDG_CACHE_HOME=\(scratch.root)/cache", "XDG_CONFIG_HOME=\(scratch.root)/config",
+                    "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color",
+                    TestBinaries.path("sensei"), "--url", server.url.absoluteString, "--token", server.readToken,
+                ])
+                defer { tmux.kill() }
+                let list = try tmux.waitFor { $0.contains("10000 sensors") && $0.contains("live") }
+                #expect(list.contains("probe_0"))
+
+                // A filter narrows 10,000 to the 11 whose field starts probe_999.
+                try tmux.send("/")
+                try tmux.send("-l", "probe_999")
+                let filtered = try tmux.waitFor { $0.contains("11 of 10000 sensors") }
+                #expect(filtered.contains("probe_9990") && filtered.contains("probe_999"))
+                try tmux.send("Escape")
+                _ = try tmux.waitFor { !$0.contains(" of 10000") && $0.contains("10000 sensors") }
+
+                // j moves the selection down a row: the second sensor's detail opens.
+                try tmux.send("j", "Enter")
+                let detail = try tmux.waitFor { $0.contains("Code ") }
+                #expect(detail.contains("probe_1"))
+                try tmux.send("q")
+                try tmux.waitForExit()
+            }
+        }
+    }
+}
