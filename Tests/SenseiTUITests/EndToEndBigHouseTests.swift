@@ -38,8 +38,8 @@ struct EndToEndBigHouseTests {
                 // A filter narrows 10,000 to the 11 whose field starts probe_999.
                 try tmux.send("/")
                 try tmux.send("-l", "probe_999")
-                let filtered = try tmux.waitFor { $0.contains("11 of 10000 sensors") }
-                #expect(filtered.contains("probe_9990") && filtered.contains("probe_999"))
+                let filtered = try tmux.waitFor { $0.contains("/probe_999") && $0.contains(" 11 of 10000 sensors") }
+                #expect(filtered.contains("probe_9990") && filtered.contains("probe_999"), "\(filtered)")
                 try tmux.send("Escape")
                 _ = try tmux.waitFor { !$0.contains(" of 10000") && $0.contains("10000 sensors") }
 

@@ -15,6 +15,7 @@ final class DashboardLoop {
     private var model: AppModel
     private var shouldQuit = false
     private var isDirty = true
+    private var trimDue = false
     private let frameLog: FrameLog?
     /// Keys read since the last frame, with when: the frame log's measure.
     private var pendingKeys: [(Key, ContinuousClock.Instant)] = []
@@ -54,10 +55,19 @@ final class DashboardLoop {
             }
             for message in inbox.drain() where !shouldQuit {
                 frameLog?.syncEnded(message)
+                switch message {
+                case .sensorsLoaded, .syncFinished, .syncFailed: trimDue = true
+                default: break
+                }
                 apply(message, perform)
             }
             if ContinuousClock.now - lastTick >= .seconds(1) {
                 lastTick = .now
+                // A sync's JSON and a list reload's old list are freed by now: give them back.
+                if trimDue {
+                    trimDue = false
+                    MallocTuning.trim()
+                }
                 apply(.tick(.now()), perform)
             }
         }

@@ -62,11 +62,28 @@ struct BulkSync {
     /// `ids` newer than `after(id)`. Returns the readings stored.
     private func copyReadings(of ids: Set<Int64>, after: (Int64) -> Int64, from: Timestamp,
                               into summary: inout SyncSummary) async throws(SyncError) -> Int {
-        var cursor: String?, stored = 0
-        repeat {
-            summary.requests += 1
+        let client = client, pageSize = pageSize
+        @Sendable func fetch(_ cursor: String?) async -> Result<SeriesPage<Reading>, SyncFailure> {
+            do throws(SyncFailure) {
+                return .success(try await client.bulkReadings(after: from, limit: pageSize, cursor: cursor))
+            } catch {
+                return .failure(error)
+            }
+        }
+        var stored = 0
+        summary.requests += 1
+        var pending = Task { await fetch(nil) }
+        while true {
             let page: SeriesPage<Reading>
-            do { page = try await client.bulkReadings(after: from, limit: pageSize, cursor: cursor) } catch { throw .server(error) }
+            switch await pending.value {
+            case .success(let fetched): page = fetched
+            case .failure(let failure): throw .server(failure)
+            }
+            // The next page crosses the wire while this one goes into the cache.
+            if let next = page.next {
+                summary.requests += 1
+                pending = Task { await fetch(next) }
+            }
             let kept = page.series.compactMap { entry -> (sensorId: Int64, readings: [Reading])? in
                 guard ids.contains(entry.sensorId) else { return nil }
                 let floor = after(entry.sensorId)
@@ -74,9 +91,8 @@ struct BulkSync {
             }
             try cacheStep { try cache.insertReadings(kept) }
             stored += kept.reduce(0) { $0 + $1.readings.count }
-            cursor = page.next
-        } while cursor != nil
-        return stored
+            if page.next == nil { return stored }
+        }
     }
 
     /// Pages through `GET /aggregates` of `level` starting in [from, through],

@@ -100,7 +100,7 @@ public struct Syncer: Sendable {
         self.bulkPageSize = max(1, min(bulkPageSize, APIClient.maximumBulkPageSize))
     }
 
-    /// `progress(done, total)` after the sensor list is merged (0 of n: the
+    /// `progress(done, total)` after a changed sensor list is merged (0 of n: the
     /// list can show) and after each sensor.
     public func sync(now: @Sendable () -> Timestamp = { .now() },
                      progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) async throws(SyncError) -> SyncSummary {
@@ -120,7 +120,9 @@ public struct Syncer: Sendable {
             summary.sensorsAdded = merge.added.count
             summary.sensorsRemoved = merge.removed.count
         }
-        progress(0, sensors.count)
+        // The list can show (a new one only: a quiet sync reports nothing,
+        // so the dashboard reads nothing back).
+        if changed { progress(0, sensors.count) }
         let states = try cacheStep { try cache.syncStates() }
         var done = try await syncInBulk(sensors, states: states, now: now(), into: &summary)
         if !done.isEmpty { progress(done.count, sensors.count) }
@@ -145,7 +147,6 @@ public struct Syncer: Sendable {
             done.insert(sensor.id)
             progress(done.count, sensors.count)
         }
-        progress(sensors.count, sensors.count)
         summary.finishedAt = now()
         try cacheStep { try cache.setLastSync(summary.finishedAt) }
         return summary
