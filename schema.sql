@@ -1,4 +1,4 @@
--- Sensei server schema, version 6.
+-- Sensei server schema, version 7.
 -- The server applies this file, byte for byte, to a new database. Times are
 -- INTEGER milliseconds since the Unix epoch, UTC.
 
@@ -164,4 +164,12 @@ CREATE TABLE alert_outbox (
     created_at      INTEGER NOT NULL
 );
 
-PRAGMA user_version = 6;
+-- The database names InfluxDB clients used: given to CREATE DATABASE or
+-- written to with `db` (/write) or `bucket` (/api/v2/write). Every name
+-- reads and writes the one store; SHOW DATABASES lists them, because Home
+-- Assistant creates no sensor unless its database is listed. Version 7.
+CREATE TABLE influx_databases (
+    name TEXT NOT NULL PRIMARY KEY
+) WITHOUT ROWID;
+
+PRAGMA user_version = 7;

@@ -1,6 +1,6 @@
 """Writes to a real sensei-server through InfluxDB's own Python client libraries
 (influxdb for the 1.x API, influxdb-client for 2.x) and reads the result back
-through Sensei's REST API. Run by scripts/influx-clients-check.sh:
+through Sensei's REST API and, with the 1.x client, through InfluxQL. Run by scripts/influx-clients-check.sh:
     influx-clients-check.py BASE_URL WRITE_TOKEN ADMIN_TOKEN
 Exits non-zero, saying what differed, at the first failed check."""
 import json
@@ -74,6 +74,21 @@ except InfluxDBClientError as error:
           in error.content, f"1.x partial write answers 400 naming the bad line ({error.content})")
 check([value for _, value in readings("cpu_a_usage")] == [1, 3], "1.x partial write stored exactly the good lines")
 
+# --- 1.x reading back: query(), get_list_measurements(), get_list_database() ----
+check({"name": "climate"} in v1.get_list_measurements(), "1.x get_list_measurements (SHOW MEASUREMENTS)")
+means = list(v1.query('SELECT mean("temperature"), count("humidity") FROM "climate" WHERE "room" = \'kitchen\'').get_points())
+check(len(means) == 1 and means[0]["mean"] == 22.5 and means[0]["count"] == 5, f"1.x query(): mean and count ({means})")
+latest = list(v1.query("SELECT temperature, humidity FROM climate ORDER BY time DESC LIMIT 2", epoch="ms").get_points())
+check([(p["time"], p["temperature"], p["humidity"]) for p in latest] == [(now_ms + 4000, 24.5, 44), (now_ms + 3000, 23.5, 43)],
+      f"1.x query(): raw rows, newest first, epoch=ms ({latest})")
+by_room = v1.query('SELECT max("temperature") FROM "climate" GROUP BY "room"')
+check([p["max"] for p in by_room.get_points(tags={"room": "kitchen"})] == [24.5], "1.x query(): GROUP BY a tag")
+try:
+    v1.query("SELEC temperature FROM climate")
+    check(False, "1.x query() with a parse error raises")
+except InfluxDBClientError as error:
+    check(error.code == 400 and "error parsing query: found SELEC" in error.content, "1.x query() parse error is a 400")
+
 # --- 2.x: influxdb-client 1.50.0, Authorization: Token -------------------------
 v2 = InfluxDBClient2(url=base, token=write_token, org="home", timeout=30_000)
 check(v2.ping() is True, "2.x ping")
@@ -99,4 +114,5 @@ except ApiException as error:
           "2.x bad line answers 400 invalid")
 check(len(readings("env_porch_lux")) == 3, "2.x bad request stored nothing")
 v2.close()
-print("influx-clients-check: the InfluxDB client libraries write to Sensei")
+check({"name": "lab"} in v1.get_list_database(), "1.x get_list_database lists the bucket 2.x wrote to")
+print("influx-clients-check: the InfluxDB client libraries write to and read from Sensei")

@@ -7,8 +7,9 @@ set -euo pipefail
 # openssl and curl: the TLS tests make a certificate and talk HTTPS with them.
 # zlib: gzip bodies; libmosquitto: the MQTT subscriber; mosquitto and its
 # clients: the broker the MQTT tests start on loopback and publish through.
+# influxdb: the InfluxDB 1.6 the InfluxQL differential test answers against.
 packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libncurses-dev zlib1g-dev libmosquitto-dev
-          mosquitto mosquitto-clients tmux openssl curl "$@")
+          mosquitto mosquitto-clients tmux openssl curl influxdb "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -155,13 +155,14 @@ struct InfluxRoutesTests {
         try await withTestServer { server in
             let create = try server.writer.request("POST", "/query", body: Array("q=CREATE+DATABASE+%22telegraf%22".utf8),
                                                    contentType: "application/x-www-form-urlencoded")
-            #expect(create.status == 200 && create.text == #"{"results":[{"statement_id":0}]}"#)
+            #expect(create.status == 200 && create.text == #"{"results":[{"statement_id":0}]}"# + "\n")
+            // SHOW DATABASES lists the names created and written to (InfluxQLRoutesTests has more).
             let show = try server.reader.get("/query?q=SHOW%20DATABASES&db=home")
-            #expect(show.text == #"{"results":[{"statement_id":0,"series":[{"name":"databases","columns":["name"],"values":[["home"]]}]}]}"#)
+            #expect(show.text == #"{"results":[{"statement_id":0,"series":[{"name":"databases","columns":["name"],"values":[["telegraf"]]}]}]}"# + "\n")
             let missing = try server.reader.get("/query")
             #expect(missing.status == 400 && missing.errorMessage == #"missing required parameter "q""#)
-            let other = try server.reader.get("/query?q=SELECT%20*%20FROM%20cpu").json
-            #expect(other["results"]?[0]?["error"]?.stringValue?.hasPrefix("Sensei answers only") == true)
+            let other = try server.reader.get("/query?q=SELECT%20*%20FROM%20cpu")
+            #expect(other.text == #"{"results":[{"statement_id":0}]}"# + "\n")
         }
     }
 }

@@ -98,7 +98,7 @@ public final class SenseiApplication: Sendable {
         AggregateRoutes(store: store).addRoutes(to: &router)
         BulkRoutes(store: store).addRoutes(to: &router)
         InfluxRoutes(store: store, metrics: metrics).addRoutes(to: &router)
-        InfluxQueryRoutes().addRoutes(to: &router)
+        InfluxQueryRoutes(store: store).addRoutes(to: &router)
         return router
     }
 

@@ -96,6 +96,7 @@ extension HTTPServer {
             acceptEncoding: header(connection, "Accept-Encoding"), body: pending.body, id: pending.id)
         request.repeatedQuery = query.repeated
         request.contentEncoding = header(connection, "Content-Encoding")
+        request.accept = header(connection, "Accept")
         if request.method == "GET" { request.ifNoneMatch = header(connection, "If-None-Match") }
         pending.body = []
         let label = RequestLabel(id: pending.id, started: pending.started, method: request.method, path: request.path)

@@ -15,6 +15,8 @@ public struct Request: Sendable {
     public var acceptEncoding: String?
     /// `Content-Encoding`: line-protocol writers send `gzip` bodies.
     public var contentEncoding: String?
+    /// `Accept`: InfluxDB's /query answers CSV for `application/csv`.
+    public var accept: String?
     /// `If-None-Match` of a GET: the entity tags the client holds.
     public var ifNoneMatch: String?
     public var body: [UInt8]

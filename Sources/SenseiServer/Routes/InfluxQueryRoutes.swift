@@ -1,65 +1,58 @@
 import SenseiModels
 
-/// `GET|POST /query`: only what writers send at startup. `CREATE DATABASE`
-/// succeeds (every database name writes to the one store, so there is nothing
-/// to create), `SHOW DATABASES` lists the `db` asked about, as InfluxDB 1.x
-/// answers them; any other statement gets InfluxDB's per-statement error
-/// inside a 200, saying to read through Sensei's own API.
+/// `GET|POST /query`: InfluxQL, so Grafana's InfluxDB data source and Home
+/// Assistant's influxdb sensor read from Sensei as from InfluxDB 1.8 (the
+/// parser and executor are in `InfluxQL/`). Parameters come from the URL or,
+/// for a form POST as Grafana sends it, the body: `q`, `db` (any name, one
+/// store), `epoch`, `pretty`, `chunked`. A parse error is a 400; a failing
+/// statement an error beside the others in a 200.
 struct InfluxQueryRoutes {
+    let store: SenseiStore
+
     func addRoutes(to router: inout Router) {
         router.add("GET", "/query", scope: .read) { request, _ in query(request) }
         router.add("POST", "/query", scope: .read) { request, _ in query(request) }
     }
 
     private func query(_ request: Request) -> Response {
-        // `q` in the URL (influxdb-python) or a form body (Telegraf).
-        var text = request.query["q"] ?? ""
-        if text.allSatisfy(\.isWhitespace), request.contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
-            text = FormDecoding.fields(request.body)["q"] ?? ""
-        }
-        let statements = text.split(separator: ";").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
-        guard !statements.isEmpty else { return InfluxResponses.v1Error(400, #"missing required parameter "q""#) }
-        let database = request.query["db"] ?? ""
-        return InfluxResponses.json { writer in
-            writer.beginObject()
-            writer.key("results")
-            writer.beginArray()
-            for (index, statement) in statements.enumerated() {
-                writer.beginObject()
-                writer.key("statement_id")
-                writer.int(index)
-                let words = statement.split(whereSeparator: \.isWhitespace).prefix(2).map { $0.uppercased() }
-                if words == ["CREATE", "DATABASE"] {
-                    // Nothing to say: InfluxDB answers a created database with the id alone.
-                } else if words == ["SHOW", "DATABASES"] {
-                    writer.key("series")
-                    writer.beginArray()
-                    writer.beginObject()
-                    writer.key("name")
-                    writer.string("databases")
-                    writer.key("columns")
-                    writer.beginArray()
-                    writer.string("name")
-                    writer.endArray()
-                    if !database.isEmpty {
-                        writer.key("values")
-                        writer.beginArray()
-                        writer.beginArray()
-                        writer.string(database)
-                        writer.endArray()
-                        writer.endArray()
-                    }
-                    writer.endObject()
-                    writer.endArray()
-                } else {
-                    writer.key("error")
-                    writer.string("Sensei answers only CREATE DATABASE and SHOW DATABASES here; read through its REST API (GET /sensors)")
-                }
-                writer.endObject()
+        var parameters = request.query
+        if request.contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
+            for (name, value) in FormDecoding.fields(request.body) where parameters[name] == nil
+                || (name == "q" && parameters[name]!.allSatisfy(\.isWhitespace)) {
+                parameters[name] = value
             }
-            writer.endArray()
-            writer.endObject()
         }
+        guard let text = parameters["q"], !text.allSatisfy(\.isWhitespace) else {
+            return Self.error(#"missing required parameter "q""#)
+        }
+        let statements: [InfluxStatement]
+        do {
+            statements = try InfluxQLParser.parse(text)
+        } catch {
+            return Self.error("error parsing query: \(error)")
+        }
+        let format = InfluxOutputFormat(epoch: parameters["epoch"], pretty: parameters["pretty"] == "true")
+        let results = InfluxQueryExecutor(store: store).run(statements)
+        let accept = request.accept?.lowercased() ?? ""
+        if accept.contains("application/csv") || accept.contains("text/csv") {
+            return Response(status: 200, headers: [("Content-Type", "application/csv"), InfluxResponses.versionHeader],
+                            body: InfluxCSV.write(results, format: format))
+        }
+        var body: [UInt8] = []
+        if parameters["chunked"] == "true" {
+            // InfluxDB writes each statement's result as a JSON object of its own.
+            for result in results { body += InfluxJSON.write([result], format: format) }
+        } else {
+            body = InfluxJSON.write(results, format: format)
+        }
+        return Response(status: 200, headers: [("Content-Type", Response.jsonType), InfluxResponses.versionHeader], body: body)
+    }
+
+    /// A 400 as /query gives it: InfluxDB's JSON formatter ends every body with a newline.
+    private static func error(_ message: String) -> Response {
+        var response = InfluxResponses.v1Error(400, message)
+        response.body.append(0x0A)
+        return response
     }
 }
 

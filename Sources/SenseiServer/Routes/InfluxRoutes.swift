@@ -76,6 +76,9 @@ struct InfluxRoutes {
             return reply(.success(version == .v1 ? InfluxResponses.v1Error(400, message)
                                                  : InfluxResponses.v2Error(400, code: "invalid", message)))
         }
+        // The name reads back in SHOW DATABASES (Home Assistant checks it); a
+        // failure to note it must not refuse the points.
+        if let database = request.query[version == .v1 ? "db" : "bucket"] { try? store.recordInfluxDatabase(database) }
         guard !batches.isEmpty else { return reply(.success(InfluxResponses.noContent())) }
         store.ingest(batches, receivedAt: receivedAt) { result in
             reply(result.map { outcome in

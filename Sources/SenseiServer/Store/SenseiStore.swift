@@ -11,7 +11,7 @@ import SenseiModels
 /// requests share one transaction and one sync.
 public final class SenseiStore: Sendable {
     /// The schema version `schema.sql` declares with `PRAGMA user_version`.
-    public static let schemaVersion = 6
+    public static let schemaVersion = 7
 
     /// What takes a database of version `n` (the key) to `n + 1`, so that it
     /// ends as `schema.sql` makes a new one (columns, types, constraints and
@@ -85,6 +85,12 @@ public final class SenseiStore: Sendable {
                 created_at      INTEGER NOT NULL
             );
             """,
+        // The database names InfluxDB clients used, for SHOW DATABASES.
+        6: """
+            CREATE TABLE influx_databases (
+                name TEXT NOT NULL PRIMARY KEY
+            ) WITHOUT ROWID;
+            """,
     ]
 
     /// schema.sql as compiled into the binary.
@@ -96,6 +102,8 @@ public final class SenseiStore: Sendable {
     let tokenLookup: TokenLookup
     /// Where receive-time readings may start, per sensor.
     let receiveTimeHints = ReceiveTimeHints()
+    /// InfluxDB database names already in `influx_databases`.
+    let knownInfluxDatabases = KnownNames()
     /// On while the live stream has listeners: writes then keep what they stored.
     public let tap = ReadingTap()
 

@@ -1,0 +1,119 @@
+import GRDB
+import SenseiModels
+
+/// One sensor seen as InfluxDB sees a field of a series. The model, the
+/// same both ways:
+/// - a sensor with a `measurement` label is that measurement; its field is
+///   its `field` label (`value` when it has none); its tags are its other
+///   labels but `source` (what line protocol wrote reads back as written);
+/// - any other sensor (REST, firmware, MQTT) is measurement = its code,
+///   field `value`, tags = its labels but `source`.
+struct InfluxSeries {
+    let sensorID: Int64
+    let measurement: String
+    let field: String
+    /// Sorted by key.
+    let tags: [(key: String, value: String)]
+    let valueType: ValueType
+
+    init(sensorID: Int64, code: String, valueType: ValueType, labels: [String: String]) {
+        self.sensorID = sensorID
+        self.valueType = valueType
+        if let measurement = labels["measurement"] {
+            self.measurement = measurement
+            field = labels["field"] ?? "value"
+        } else {
+            measurement = code
+            field = "value"
+        }
+        tags = labels.filter { !["source", "measurement", "field"].contains($0.key) }
+            .map { (key: $0.key, value: $0.value) }.sorted { $0.key < $1.key }
+    }
+
+    func tag(_ key: String) -> String? { tags.first { $0.key == key }?.value }
+
+    /// InfluxDB's series key: `measurement,k=v,…` (its escaping of `,`, ` ` and `=`).
+    var key: String {
+        var text = Self.escape(measurement, [",", " "])
+        for (key, value) in tags { text += "," + Self.escape(key, [",", " ", "="]) + "=" + Self.escape(value, [",", " ", "="]) }
+        return text
+    }
+
+    private static func escape(_ text: String, _ characters: [Character]) -> String {
+        var out = ""
+        for character in text {
+            if characters.contains(character) { out.append("\\") }
+            out.append(character)
+        }
+        return out
+    }
+
+    /// SHOW FIELD KEYS' type names.
+    var fieldType: String {
+        switch valueType {
+        case .float: "float"
+        case .int: "integer"
+        case .bool: "boolean"
+        }
+    }
+}
+
+/// Every sensor as a series, read once per query: a statement sees one
+/// consistent list.
+struct InfluxCatalog {
+    let series: [InfluxSeries]
+
+    /// Measurement names, sorted.
+    var measurements: [String] { Array(Set(series.map(\.measurement))).sorted() }
+
+    func series(of measurement: String) -> [InfluxSeries] { series.filter { $0.measurement == measurement } }
+
+    /// The measurements named by `sources` (all when empty), sorted.
+    func measurements(matching sources: [InfluxSource]) -> [String] {
+        measurements.filter { name in sources.isEmpty || sources.contains { $0.matches(name) } }
+    }
+}
+
+extension SenseiStore {
+    /// Every sensor as InfluxQL sees it.
+    func influxCatalog() throws -> InfluxCatalog {
+        try pool.read { db in
+            var labels: [Int64: [String: String]] = [:]
+            let labelRows = BoundStatement(try db.cachedStatement(sql: "SELECT sensor_id, key, value FROM sensor_labels"))
+            try labelRows.forEachRow { labels[$0.int64(0), default: [:]][$0.text(1)] = $0.text(2) }
+            var series: [InfluxSeries] = []
+            let sensors = BoundStatement(try db.cachedStatement(sql: "SELECT id, code, value_type FROM sensors ORDER BY id"))
+            try sensors.forEachRow { row in
+                let id = row.int64(0)
+                series.append(InfluxSeries(sensorID: id, code: row.text(1),
+                                           valueType: ValueType(rawValue: row.text(2)) ?? .float,
+                                           labels: labels[id] ?? [:]))
+            }
+            return InfluxCatalog(series: series)
+        }
+    }
+}
+
+extension SenseiStore {
+    /// `SHOW TAG VALUES WITH KEY = k` (or IN) without WHERE, from the label
+    /// index alone: the distinct (measurement, key, value) of those keys,
+    /// without building every sensor's series (10,000 sensors: the catalog
+    /// reads 50,000 labels, this only the sensors that have the key).
+    func influxTagValues(keys: [String]) throws -> [(measurement: String, key: String, value: String)] {
+        let wanted = keys.filter { !["source", "measurement", "field"].contains($0) }
+        guard !wanted.isEmpty else { return [] }
+        return try pool.read { db in
+            let statement = BoundStatement(try db.cachedStatement(sql: """
+                SELECT DISTINCT coalesce(m.value, s.code), l.key, l.value
+                FROM sensor_labels l
+                JOIN sensors s ON s.id = l.sensor_id
+                LEFT JOIN sensor_labels m ON m.sensor_id = l.sensor_id AND m.key = 'measurement'
+                WHERE l.key IN (\(Array(repeating: "?", count: wanted.count).joined(separator: ", ")))
+                """))
+            for (index, key) in wanted.enumerated() { statement.bind(Int32(index + 1), key) }
+            var rows: [(measurement: String, key: String, value: String)] = []
+            try statement.forEachRow { rows.append(($0.text(0), $0.text(1), $0.text(2))) }
+            return rows
+        }
+    }
+}
