@@ -24,7 +24,11 @@ extension InfluxGroupContext {
         var earliest = range.lo
         switch arguments[0].bare {
         case .reference(let field):
-            points = try self.points(of: field, from: range.lo, through: range.hi)
+            // A transformation of raw readings gives a row a reading: read no
+            // more than a page of rows needs (and a few over, so the answer
+            // says it is partial), never a year into memory.
+            points = try self.points(of: field, from: range.lo, through: range.hi,
+                                     limit: InfluxSelectExecutor.maximumRows + 1 + Swift.max(n, 1))
             type = self.type(of: field)
         case .call(let inner, let innerArguments):
             guard let (every, _) = select.interval, case .reference(let field) = innerArguments.first?.bare else {

@@ -104,7 +104,8 @@ struct InfluxGroupContext {
 
     /// The points of one field (all the group's series), in time order.
     /// Without a WHERE on fields, read straight into points (16 bytes each).
-    func points(of field: String, from lo: Int64, through hi: Int64) throws(InfluxQueryError) -> [InfluxPoint] {
+    func points(of field: String, from lo: Int64, through hi: Int64,
+                limit: Int = .max) throws(InfluxQueryError) -> [InfluxPoint] {
         guard filterFields.isEmpty else {
             return try joinedRows([field], from: lo, through: hi).compactMap { row in
                 row.values[field]?.number.map { InfluxPoint(time: row.time, value: $0) }
@@ -115,7 +116,7 @@ struct InfluxGroupContext {
         guard loMs <= hiMs, !ids.isEmpty else { return [] }
         var points: [InfluxPoint] = []
         do {
-            try executor.store.influxReadings(of: ids, from: loMs, through: hiMs) { _, ts, value in
+            try executor.store.influxReadings(of: ids, from: loMs, through: hiMs, limit: limit) { _, ts, value in
                 points.append(InfluxPoint(time: ts * 1_000_000, value: value))
             }
         } catch {
