@@ -88,6 +88,18 @@ import SenseiTestSupport
         }
     }
 
+    /// A stopping server ends its streams before it closes its port: a
+    /// client that reopens in between hears why, not that the server is full.
+    @Test func aStoppingServerSaysSoIn503() async throws {
+        try await withTestServer { server in
+            server.application.streams.stop()
+            let refused = try server.reader.get("/stream")
+            #expect(refused.status == 503)
+            #expect(refused.headers["retry-after"] == "5")
+            #expect(refused.errorMessage == "the server is stopping; retry later")
+        }
+    }
+
     @Test func connectionsPastTheBoundGet503() async throws {
         try await withTestServer(configure: {
             $0.streams.maxListeners = 2

@@ -33,8 +33,11 @@ struct StreamRoutes {
             watch.deadline = .now + .seconds(seconds)
         }
         guard let stream = streams.open(watch) else {
-            throw APIError(status: 503, message: "\(streams.configuration.maxListeners) streams are open, the most this server allows; retry later",
-                           headers: ["Retry-After": "5"])
+            // Between ending its streams and closing its port, a stopping
+            // server still answers: say so, not that it is full.
+            let reason = streams.isStopped ? "the server is stopping"
+                : "\(streams.configuration.maxListeners) streams are open, the most this server allows"
+            throw APIError(status: 503, message: reason + "; retry later", headers: ["Retry-After": "5"])
         }
         return .streaming(stream, headers: [
             ("Content-Type", "text/event-stream; charset=utf-8"),

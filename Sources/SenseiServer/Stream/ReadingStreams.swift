@@ -61,6 +61,9 @@ public final class ReadingStreams: Sendable {
     /// Listeners now.
     public var count: Int { state.withLock { $0.listeners.count } }
 
+    /// Whether the server is stopping: `open` refuses for that, not for the limit.
+    var isStopped: Bool { state.withLock { $0.stopped } }
+
     /// A new listener's stream, already holding its first line; nil when
     /// `maxListeners` are listening, or once stopped.
     func open(_ watch: Watch) -> ResponseStream? {
