@@ -150,18 +150,23 @@ struct InfluxEvaluator {
         }
     }
 
+    /// `op` when it is a comparison, for strings and numbers alike; nil otherwise.
+    private static func compare<T: Comparable>(_ op: String, _ x: T, _ y: T) -> InfluxValue? {
+        switch op {
+        case "=": .bool(x == y)
+        case "!=": .bool(x != y)
+        case "<": .bool(x < y)
+        case "<=": .bool(x <= y)
+        case ">": .bool(x > y)
+        case ">=": .bool(x >= y)
+        default: nil
+        }
+    }
+
     static func apply(_ op: String, _ a: InfluxValue, _ b: InfluxValue) -> InfluxValue {
         if case .string(let x) = a, case .string(let y) = b {
-            switch op {
-            case "=": return .bool(x == y)
-            case "!=": return .bool(x != y)
-            case "<": return .bool(x < y)
-            case "<=": return .bool(x <= y)
-            case ">": return .bool(x > y)
-            case ">=": return .bool(x >= y)
-            case "+": return .string(x + y)
-            default: return .null
-            }
+            if let compared = compare(op, x, y) { return compared }
+            return op == "+" ? .string(x + y) : .null
         }
         if case .integer(let x) = a, case .integer(let y) = b {
             switch op {
@@ -178,13 +183,8 @@ struct InfluxEvaluator {
             if op == "!=" { return .bool(true) }
             return .null
         }
+        if let compared = compare(op, x, y) { return compared }
         switch op {
-        case "=": return .bool(x == y)
-        case "!=": return .bool(x != y)
-        case "<": return .bool(x < y)
-        case "<=": return .bool(x <= y)
-        case ">": return .bool(x > y)
-        case ">=": return .bool(x >= y)
         case "+": return .float(x + y)
         case "-": return .float(x - y)
         case "*": return .float(x * y)

@@ -187,9 +187,9 @@ extension AppModel {
         guard screen == .list, !sensors.isEmpty else { return [] }
         let visible = max(1, ListView.visibleRowCount(in: AppView.contentArea(width: width, height: height)))
         let minute = now.milliseconds.floorDivided(by: 60_000).0
+        let shown = listLayout.sensors(onRows: listTop..<(listTop + visible)).map { sensors[$0].id }
         var wanted: [Int64] = []
-        for index in listLayout.sensors(onRows: listTop..<(listTop + visible)) {
-            let id = sensors[index].id
+        for id in shown {
             guard !recentInFlight.contains(id) else { continue }
             if let known = recent[id], known.asOf.milliseconds.floorDivided(by: 60_000).0 >= minute { continue }
             wanted.append(id)
@@ -198,8 +198,8 @@ extension AppModel {
         recentInFlight.formUnion(wanted)
         // Those far off screen are forgotten: memory stays a few screens' worth.
         if recent.count > 4 * visible + 64 {
-            let shown = Set(listLayout.sensors(onRows: listTop..<(listTop + visible)).map { sensors[$0].id })
-            recent = recent.filter { shown.contains($0.key) }
+            let kept = Set(shown)
+            recent = recent.filter { kept.contains($0.key) }
         }
         return [.loadRecent(sensorIds: wanted)]
     }

@@ -52,18 +52,6 @@ extension SensorCache {
         }
     }
 
-    /// `startTiers` for several sensors the cache holds nothing of. One transaction.
-    public func startTiers(sensorIds: [Int64], rawFrom: Timestamp, minuteFrom: Timestamp) throws {
-        try pool.write { db in
-            let update = try db.cachedStatement(sql: """
-                UPDATE sensors SET raw_from = ?, minute_from = ?, backfilled = 0 WHERE id = ?
-                """)
-            for id in sensorIds {
-                try update.execute(arguments: [rawFrom.milliseconds, min(minuteFrom, rawFrom).milliseconds, id])
-            }
-        }
-    }
-
     /// Ends the first sync of sensors fetched whole in bulk: those in
     /// `everything` hold their whole history raw; all are backfilled,
     /// audited at `now` and synced as listed. One transaction.

@@ -20,10 +20,18 @@ extension SensorCache {
     /// `rawFrom`, minutes from `minuteFrom` (both whole hours), and the
     /// history before them is still to be fetched (`backfilled` 0).
     public func startTiers(sensorId: Int64, rawFrom: Timestamp, minuteFrom: Timestamp) throws {
+        try startTiers(sensorIds: [sensorId], rawFrom: rawFrom, minuteFrom: minuteFrom)
+    }
+
+    /// `startTiers` for several sensors (a bulk first sync) the cache holds nothing of. One transaction.
+    public func startTiers(sensorIds: [Int64], rawFrom: Timestamp, minuteFrom: Timestamp) throws {
         try pool.write { db in
-            try db.execute(sql: """
+            let update = try db.cachedStatement(sql: """
                 UPDATE sensors SET raw_from = ?, minute_from = ?, backfilled = 0 WHERE id = ?
-                """, arguments: [rawFrom.milliseconds, min(minuteFrom, rawFrom).milliseconds, sensorId])
+                """)
+            for id in sensorIds {
+                try update.execute(arguments: [rawFrom.milliseconds, min(minuteFrom, rawFrom).milliseconds, id])
+            }
         }
     }
 

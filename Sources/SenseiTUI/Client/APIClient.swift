@@ -44,9 +44,12 @@ public final class APIClient: Sendable, CustomStringConvertible {
 
     /// `GET /sensors`: every sensor with its latest reading and count.
     public func sensors() async throws(SyncFailure) -> [Sensor] {
-        try items(of: try await get("/sensors", query: []), key: "sensors", route: "/sensors") {
-            item throws(WireFormatError) in try Sensor(json: item)
-        }
+        try sensors(in: try await get("/sensors", query: []))
+    }
+
+    /// The `sensors` array of a `GET /sensors` answer.
+    private func sensors(in body: JSONValue) throws(SyncFailure) -> [Sensor] {
+        try items(of: body, key: "sensors", route: "/sensors") { item throws(WireFormatError) in try Sensor(json: item) }
     }
 
     /// `GET /sensors`, asking with the last answer's `ETag` whether anything
@@ -58,9 +61,7 @@ public final class APIClient: Sendable, CustomStringConvertible {
         let tag = lastSensorListTag.withLock { $0 }
         let answer = try await fetch("/sensors", query: [], ifNoneMatch: tag)
         if answer.status == 304, tag != nil { return (try unchanged(), false) }
-        let sensors = try items(of: try parse(answer, path: "/sensors"), key: "sensors", route: "/sensors") {
-            item throws(WireFormatError) in try Sensor(json: item)
-        }
+        let sensors = try sensors(in: try parse(answer, path: "/sensors"))
         lastSensorListTag.withLock { $0 = answer.entityTag }
         return (sensors, true)
     }
