@@ -1,6 +1,8 @@
 import ArgumentParser
 import Logging
 import SenseiServer
+import ServiceLifecycle
+import UnixSignals
 
 #if canImport(Glibc)
 import Glibc
@@ -76,12 +78,17 @@ extension SenseiBenchCommand {
             }
 
             signal(SIGPIPE, SIG_IGN)
-            let stop = SignalWaiter()
-            try server.start()
+            // Stopped as sensei-server is: by its service group, on either signal.
+            signal(SIGINT, SIG_IGN)
+            signal(SIGTERM, SIG_IGN)
+            let http = BackgroundService("http", start: server.start, stop: { server.shutdown(grace: .seconds(2)) })
+            let services = ServiceRunner(services: [http], signals: [.sigint, .sigterm], logger: logger)
+            services.launch()
+            defer { services.shutdown() }
+            try http.start()
             print("hello listening on http://\(host):\(server.port) with \(threads) threads")
             fflush(nil)
-            stop.wait()
-            server.shutdown(grace: .seconds(2))
+            services.wait()
         }
     }
 }

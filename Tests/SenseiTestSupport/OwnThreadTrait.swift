@@ -1,3 +1,4 @@
+import SenseiServer
 import Testing
 
 /// Runs each test of a suite (or a test) on a thread of its own

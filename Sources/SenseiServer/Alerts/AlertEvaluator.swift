@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Logging
 import SenseiModels
@@ -60,11 +59,9 @@ final class AlertEvaluator: Sendable {
     private let table = Mutex(Table())
     /// Rules in `table`: the one thing a commit reads when there are none.
     private let watched = Atomic<Int>(0)
-    private let running = Atomic<Bool>(false)
+    private let worker = WorkerThread(name: "sensei-alerts")
     /// Batches of changes submitted and not yet committed.
     private let unsaved = Atomic<Int>(0)
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
     /// Called once notifications are committed to the outbox.
     private let queued: @Sendable () -> Void
     /// Called with the rules whose state moved, once committed (the live stream).
@@ -104,16 +101,14 @@ final class AlertEvaluator: Sendable {
         // Weakly: the store outlives the evaluator in tests that reopen it.
         let observer = CommitObserver { [weak self] commit in self?.committed(commit.stored) }
         store.groupCommit.onCommit.withLock { $0.append(observer) }
-        running.store(true, ordering: .releasing)
-        let thread = Thread { [self] in run() }
-        thread.name = "sensei-alerts"
-        thread.start()
+        worker.start { [self] _ in
+            tick()
+            return interval
+        }
     }
 
     func stop() {
-        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        wake.signal()
-        finished.wait()
+        worker.stop()
     }
 
     /// Takes a rule's stored form after it was created or changed, or drops
@@ -197,14 +192,6 @@ final class AlertEvaluator: Sendable {
             }
         }
         save(changes, at: now)
-    }
-
-    private func run() {
-        while running.load(ordering: .acquiring) {
-            tick()
-            _ = wake.wait(timeout: .now() + interval)
-        }
-        finished.signal()
     }
 
     /// Silences, pending rules whose `for` has run out, repeats.

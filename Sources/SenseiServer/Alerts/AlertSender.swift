@@ -1,8 +1,6 @@
-import Dispatch
 import Foundation
 import Logging
 import SenseiModels
-import Synchronization
 
 /// Delivers the outbox: each entry until its receiver answers 2xx, with
 /// exponential backoff between attempts, given up after `maxAttempts`.
@@ -34,9 +32,7 @@ final class AlertSender: Sendable {
     private let logger: Logger
     private let delivery: AlertDelivery
     private let metrics: AlertMetrics
-    private let running = Atomic<Bool>(false)
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    private let worker = WorkerThread(name: "sensei-alert-sender")
 
     init(store: SenseiStore, configuration: Configuration, metrics: AlertMetrics, logger: Logger) {
         self.store = store
@@ -47,37 +43,27 @@ final class AlertSender: Sendable {
     }
 
     func start() {
-        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let thread = Thread { [self] in run() }
-        thread.name = "sensei-alert-sender"
-        thread.start()
+        worker.start { [self] round in
+            // Idle, it still looks once a minute (an entry due later than the outbox said).
+            let idle: TimeInterval = 60
+            let next = deliverDue(round)
+            return next.map { max(0.01, min(idle, Double($0 - Timestamp.now().milliseconds) / 1000)) } ?? idle
+        }
     }
 
     /// Ends after the delivery in flight, if any (at most its timeout).
     func stop() {
-        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        wake.signal()
-        finished.wait()
+        worker.stop()
         delivery.invalidate()
     }
 
     /// New entries are in the outbox.
     func notify() {
-        wake.signal()
-    }
-
-    private func run() {
-        while running.load(ordering: .acquiring) {
-            let next = deliverDue()
-            let idle: TimeInterval = 60
-            let wait = next.map { max(0.01, min(idle, Double($0 - Timestamp.now().milliseconds) / 1000)) } ?? idle
-            _ = wake.wait(timeout: .now() + wait)
-        }
-        finished.signal()
+        worker.wake()
     }
 
     /// Sends every entry due now; returns when the next one falls due.
-    private func deliverDue() -> Int64? {
+    private func deliverDue(_ round: WorkerThread.Round) -> Int64? {
         let entries: [OutboxEntry]
         do {
             entries = try store.pendingNotifications()
@@ -88,7 +74,7 @@ final class AlertSender: Sendable {
         var waiting: Set<String> = []
         var next: Int64?
         for entry in entries where !waiting.contains(entry.url) {
-            guard running.load(ordering: .acquiring) else { return nil }
+            guard !round.isStopping else { return nil }
             if entry.nextAttemptAt > Timestamp.now().milliseconds {
                 waiting.insert(entry.url)
                 next = min(next ?? .max, entry.nextAttemptAt)

@@ -3,7 +3,8 @@ import Logging
 import Prometheus
 
 /// Alerts as one part of the server: the evaluator (rules and their state)
-/// and the sender (the outbox), started after the store and stopped before it.
+/// and the sender (the outbox), started after the store and stopped before it
+/// (`SenseiApplication.services`).
 public final class AlertService: Sendable {
     public struct Configuration: Sendable {
         /// Seconds between checks of silences, `for` deadlines and repeats.

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Logging
 import Synchronization
@@ -91,14 +90,14 @@ final class LogWriter: Sendable {
     private let queue = Mutex(Queue())
     /// Held while a batch is taken and written, so batches keep their order.
     private let writing = Mutex(())
-    private let wake = DispatchSemaphore(value: 0)
+    private let worker = WorkerThread(name: "sensei-log")
 
     init(fileDescriptor: Int32) {
         self.fileDescriptor = fileDescriptor
     }
 
     func append(_ entry: Entry) {
-        let startThread = queue.withLock { queue in
+        let first = queue.withLock { queue in
             if queue.entries.count >= Self.capacity {
                 queue.dropped += 1
             } else {
@@ -107,12 +106,14 @@ final class LogWriter: Sendable {
             defer { queue.started = true }
             return !queue.started
         }
-        if startThread {
-            let thread = Thread { [self] in run() }
-            thread.name = "sensei-log"
-            thread.start()
+        // Started by the first line; it writes for the rest of the process.
+        if first {
+            worker.start { [self] _ in
+                flush()
+                return Self.interval
+            }
         }
-        if entry.level >= .notice { wake.signal() }
+        if entry.level >= .notice { worker.wake() }
     }
 
     /// Writes everything queued so far before returning: before the process
@@ -139,13 +140,6 @@ final class LogWriter: Sendable {
                             into: &text, clock: &clock)
             }
             writeAll(text)
-        }
-    }
-
-    private func run() {
-        while true {
-            _ = wake.wait(timeout: .now() + Self.interval)
-            flush()
         }
     }
 

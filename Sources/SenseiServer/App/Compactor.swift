@@ -5,25 +5,28 @@ import Logging
 /// (`SenseiStore.compact`): a pass when started, then one every `interval`
 /// seconds, so an hour is packed within that long of becoming old enough.
 final class Compactor: Sendable {
-    private let periodic: PeriodicWork
+    private let worker = WorkerThread(name: "sensei-compaction")
+    private let pass: WorkerThread.Work
 
     init(store: SenseiStore, interval: TimeInterval, pause: TimeInterval = 0.01, logger: Logger) {
-        periodic = PeriodicWork(name: "sensei-compaction", interval: interval, pause: pause) { pause in
+        pass = { round in
             do {
-                let pass = try store.compact { pause() }
-                guard pass.packedHours > 0 else { return }
-                logger.info("""
-                    compaction: packed \(pass.packedReadings) readings into \(pass.packedHours) hour blocks \
-                    in \(pass.batches) batches; \(pass.freedPages) pages freed
-                    """)
+                let pass = try store.compact { round.pause(pause) }
+                if pass.packedHours > 0 {
+                    logger.info("""
+                        compaction: packed \(pass.packedReadings) readings into \(pass.packedHours) hour blocks \
+                        in \(pass.batches) batches; \(pass.freedPages) pages freed
+                        """)
+                }
             } catch {
                 logger.error("compaction failed: \(error)")
             }
+            return interval
         }
     }
 
-    func start() { periodic.start() }
+    func start() { worker.start(pass) }
 
     /// Ends the pass under way after its current batch, and waits for that.
-    func stop() { periodic.stop() }
+    func stop() { worker.stop() }
 }

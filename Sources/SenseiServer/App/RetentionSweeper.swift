@@ -3,29 +3,32 @@ import Logging
 
 /// Deletes readings past their sensor's retention: a sweep when started, then
 /// one every `interval` seconds, each in small batches with a short pause
-/// between them (`PeriodicWork`).
+/// between them (`WorkerThread.Round.pause`).
 final class RetentionSweeper: Sendable {
-    private let periodic: PeriodicWork
+    private let worker = WorkerThread(name: "sensei-retention")
+    private let pass: WorkerThread.Work
 
     init(store: SenseiStore, interval: TimeInterval, pause: TimeInterval = 0.01, logger: Logger) {
-        periodic = PeriodicWork(name: "sensei-retention", interval: interval, pause: pause) { pause in
+        pass = { round in
             do {
-                let sweep = try store.sweepRetention { pause() }
-                guard sweep.deleted > 0 else { return }
-                logger.info("""
-                    retention: deleted \(sweep.deleted) readings in \(sweep.batches) batches; \
-                    longest batch \(milliseconds(sweep.longestBatch)) ms
-                    """)
+                let sweep = try store.sweepRetention { round.pause(pause) }
+                if sweep.deleted > 0 {
+                    logger.info("""
+                        retention: deleted \(sweep.deleted) readings in \(sweep.batches) batches; \
+                        longest batch \(milliseconds(sweep.longestBatch)) ms
+                        """)
+                }
             } catch {
                 logger.error("retention sweep failed: \(error)")
             }
+            return interval
         }
     }
 
-    func start() { periodic.start() }
+    func start() { worker.start(pass) }
 
     /// Ends the sweep under way after its current batch, and waits for that.
-    func stop() { periodic.stop() }
+    func stop() { worker.stop() }
 }
 
 /// `duration` in milliseconds, one decimal.

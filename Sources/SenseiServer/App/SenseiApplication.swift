@@ -1,8 +1,12 @@
 import Foundation
 import Logging
 import SenseiModels
+import ServiceLifecycle
+import UnixSignals
 
-/// The whole server: store, authentication, routes and HTTP, wired together.
+/// The whole server: store, authentication, routes and HTTP, wired together,
+/// and its background parts run as the services of one `ServiceGroup`
+/// (`services`: their order is the shutdown order, reversed).
 /// `sensei-server serve` runs one; the tests start one on a free port.
 public final class SenseiApplication: Sendable {
     public struct Configuration: Sendable {
@@ -23,6 +27,8 @@ public final class SenseiApplication: Sendable {
         public var alerts = AlertService.Configuration()
         /// `--mqtt`: subscribe to a broker; nil: no MQTT.
         public var mqtt: MQTTSettings?
+        /// Signals that stop the server gracefully (`serve`: SIGINT and SIGTERM).
+        public var shutdownSignals: [UnixSignal] = []
         /// The queue behind the logger's `BufferedLogHandler`, when it has
         /// one: request lines are then queued there as they are (`RequestLog`).
         var logWriter: LogWriter?
@@ -46,15 +52,17 @@ public final class SenseiApplication: Sendable {
     let streams: ReadingStreams
     private let compactor: Compactor
     let alerts: AlertService
-    private let directoryLock: DataDirectoryLock
     private let mqttSubscriber: MQTTSubscriber?
+    /// The background parts, in start order.
+    private let services: [BackgroundService]
+    private let runner: ServiceRunner
 
     public init(configuration: Configuration, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
         try DataDirectory.prepare(configuration.dataDirectory)
         // One server a data directory, and none while `restore` swaps its database.
-        directoryLock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "sensei-server serve")
+        let directoryLock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "sensei-server serve")
         store = try SenseiStore(path: configuration.databasePath, maxSensors: configuration.maxSensors)
         authenticator = Authenticator(store: store, presharedToken: configuration.presharedToken, logger: logger)
         metrics = ServerMetrics()
@@ -83,6 +91,59 @@ public final class SenseiApplication: Sendable {
             Self.handle(request, router: router, authenticator: authenticator, logger: logger, responder: responder)
         }
         metrics.attach(http)
+        services = Self.services(
+            configuration: configuration, logger: logger, directoryLock: directoryLock, store: store,
+            alerts: alerts, compactor: compactor, retentionSweeper: retentionSweeper, http: http, streams: streams,
+            mqtt: mqttSubscriber)
+        runner = ServiceRunner(services: services, signals: configuration.shutdownSignals, logger: logger)
+    }
+
+    /// The background parts in start order; graceful shutdown stops them in
+    /// the reverse order, each once the one before it has stopped:
+    /// 1. announce it ("stopping");
+    /// 2. MQTT: say goodbye to the broker, after committing what was read
+    ///    (the store still takes writes); the broker keeps the session;
+    /// 3. the live streams: end them, and refuse new ones with 503 "the server
+    ///    is stopping" (open, they would hold HTTP's shutdown for its grace);
+    /// 4. HTTP: stop accepting, finish the requests in flight (their writes
+    ///    still commit), answer what is suspended with 503;
+    /// 5. retention and compaction: end after the batch under way;
+    /// 6. alerts: the evaluator stops ticking, the sender finishes the
+    ///    delivery in flight (the rest stays in the outbox for the next start);
+    /// 7. the store: drain the group commit, checkpoint, close; release the
+    ///    data directory;
+    /// 8. the log: write out every line queued.
+    private static func services(
+        configuration: Configuration, logger: Logger, directoryLock: DataDirectoryLock, store: SenseiStore,
+        alerts: AlertService, compactor: Compactor, retentionSweeper: RetentionSweeper, http: HTTPServer,
+        streams: ReadingStreams, mqtt: MQTTSubscriber?
+    ) -> [BackgroundService] {
+        var services: [BackgroundService] = []
+        if let writer = configuration.logWriter {
+            services.append(BackgroundService("log", stop: writer.flush))
+        }
+        services += [
+            BackgroundService("store", start: { try ensureAdminToken(configuration, store: store, logger: logger) },
+                              stop: {
+                                  do {
+                                      try store.close()
+                                  } catch {
+                                      logger.error("closing the database failed: \(error)")
+                                  }
+                                  directoryLock.release()
+                              }),
+            BackgroundService("alerts", start: alerts.start, stop: alerts.stop),
+            BackgroundService("compaction", start: compactor.start, stop: compactor.stop),
+            BackgroundService("retention", start: retentionSweeper.start, stop: retentionSweeper.stop),
+            BackgroundService("http", start: http.start, stop: { http.shutdown() }),
+            BackgroundService("streams", start: streams.start, stop: streams.stop),
+        ]
+        // Last to start: a broker down or slow never keeps the server from serving.
+        if let mqtt {
+            services.append(BackgroundService("mqtt", start: mqtt.start, stop: mqtt.stop))
+        }
+        services.append(BackgroundService("shutdown notice", stop: { logger.notice("stopping") }))
+        return services
     }
 
     static func routes(store: SenseiStore, metrics: ServerMetrics, streams: ReadingStreams,
@@ -105,39 +166,28 @@ public final class SenseiApplication: Sendable {
     /// The port the server listens on, once started.
     public var port: Int { http.port }
 
-    /// Makes sure some token can get in, then starts serving.
+    /// Makes sure some token can get in, then starts every part, in order,
+    /// and runs the service group. A part that fails to start throws; the
+    /// group still runs, so `shutdown` stops what did start.
     public func start() throws {
-        try ensureAdminToken()
-        try alerts.start()
-        try http.start()
-        retentionSweeper.start()
-        compactor.start()
-        // After HTTP: a broker down or slow never keeps the server from serving.
-        mqttSubscriber?.start()
+        runner.launch()
+        for service in services { try service.start() }
     }
 
-    /// Stops accepting, finishes requests in flight and the retention batch
-    /// under way, closes the database.
+    /// Blocks until the server has stopped: after one of the configuration's
+    /// `shutdownSignals`, or `shutdown`.
+    public func waitUntilStopped() {
+        runner.wait()
+    }
+
+    /// Stops every part in the declared order (`services(…)`) and waits for that.
     public func shutdown() {
-        // MQTT first, so what it read is committed before the store closes.
-        mqttSubscriber?.stop()
-        // Streams next: they would hold the HTTP shutdown for its whole grace.
-        streams.stop()
-        http.shutdown()
-        retentionSweeper.stop()
-        compactor.stop()
-        alerts.stop()
-        do {
-            try store.close()
-        } catch {
-            logger.error("closing the database failed: \(error)")
-        }
-        directoryLock.release()
+        runner.shutdown()
     }
 
     /// A server never runs open: with no token at all, make an admin token and
     /// leave it, readable by this user only, in the data directory.
-    private func ensureAdminToken() throws {
+    private static func ensureAdminToken(_ configuration: Configuration, store: SenseiStore, logger: Logger) throws {
         guard configuration.presharedToken?.isEmpty ?? true, try store.tokens().isEmpty else { return }
         let name = "admin-\(Timestamp.now().milliseconds)"
         let secret = try store.createToken(name: name, scope: .admin)

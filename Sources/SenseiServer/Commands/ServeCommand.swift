@@ -2,6 +2,8 @@ import ArgumentParser
 import CSenseiHTTP
 import Foundation
 import Logging
+import ServiceLifecycle
+import UnixSignals
 
 /// `sensei-server serve`: runs the HTTP server until SIGINT or SIGTERM.
 struct ServeCommand: ParsableCommand {
@@ -173,14 +175,22 @@ struct ServeCommand: ParsableCommand {
 
         // A peer closing early must not kill the process.
         signal(SIGPIPE, SIG_IGN)
-        let stop = SignalWaiter(signals: [SIGINT, SIGTERM])
+        // The service group handles these (graceful shutdown); ignored from
+        // now, so one that comes before its handlers are in place is no kill.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        configuration.shutdownSignals = [.sigint, .sigterm]
 
         let application = try SenseiApplication(configuration: configuration, logger: logger)
-        try application.start()
+        do {
+            try application.start()
+        } catch {
+            application.shutdown()
+            throw error
+        }
         logger.notice("listening on \(configuration.http.scheme)://\(host):\(application.port), data in \(configuration.dataDirectory)")
 
-        let received = stop.wait()
-        logger.notice("signal \(received): stopping")
+        application.waitUntilStopped()
         application.shutdown()
         logger.notice("stopped")
     }

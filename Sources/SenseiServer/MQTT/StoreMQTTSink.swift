@@ -1,6 +1,4 @@
-import Dispatch
 import SenseiModels
-import Synchronization
 
 /// The store as the MQTT subscriber's sink: one call's points are one write
 /// of the store's series ingest, so they share a group commit with whatever
@@ -51,13 +49,6 @@ struct StoreMQTTSink: MQTTPointSink {
 
     /// One series-ingest call, waited for: it returns once the points are durable.
     private static func ingest(_ series: [SeriesPoint], into store: SenseiStore) -> Result<SeriesIngestOutcome, any Error> {
-        let result = Mutex<Result<SeriesIngestOutcome, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        store.ingest(series) { outcome in
-            result.withLock { $0 = outcome }
-            done.signal()
-        }
-        done.wait()
-        return result.withLock { $0 } ?? .failure(GroupCommitError.stopped)
+        GroupCommit.waitFor { completion in store.ingest(series, completion: completion) }
     }
 }

@@ -54,14 +54,23 @@ final class GroupCommit: Sendable {
     /// `submit`, waiting for the outcome: for commands and rare admin writes.
     func write<Output: Sendable>(_ work: @escaping @Sendable (Database) throws -> Output,
                                  stored: StoredReport<Output>? = nil) throws -> Output {
+        try Self.waitFor { completion in submit(work, stored: stored, completion: completion) }.get()
+    }
+
+    /// The one "submit and wait": calls `submit` with a completion and blocks
+    /// until the completion has run. Only for threads that may wait for the
+    /// writer (a command, the MQTT network loop), never an HTTP worker.
+    static func waitFor<Output: Sendable>(
+        _ submit: (_ completion: @escaping @Sendable (Result<Output, any Error>) -> Void) -> Void
+    ) -> Result<Output, any Error> {
         let outcome = Mutex<Result<Output, any Error>>(.failure(GroupCommitError.stopped))
         let done = DispatchSemaphore(value: 0)
-        submit(work, stored: stored) { result in
+        submit { result in
             outcome.withLock { $0 = result }
             done.signal()
         }
         done.wait()
-        return try outcome.withLock { $0 }.get()
+        return outcome.withLock { $0 }
     }
 
     /// Finishes every queued write, then ends the writer thread.

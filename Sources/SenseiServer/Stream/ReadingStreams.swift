@@ -39,13 +39,13 @@ public final class ReadingStreams: Sendable {
         var listeners: [Int: Listener] = [:]
         var nextID = 0
         var stopped = false
+        var lastBeat = ContinuousClock.now
     }
 
     let configuration: Configuration
     private let tap: ReadingTap
     private let state = Mutex(State())
-    private let wake = DispatchSemaphore(value: 0)
-    private let tickerDone = DispatchSemaphore(value: 0)
+    private let ticker = WorkerThread(name: "sensei-streams")
 
     public init(configuration: Configuration, store: SenseiStore) {
         self.configuration = configuration
@@ -53,9 +53,16 @@ public final class ReadingStreams: Sendable {
         store.groupCommit.onCommit.withLock { observers in
             observers.append(CommitObserver { [weak self] commit in self?.publish(commit.stored) })
         }
-        let thread = Thread { [self] in tick() }
-        thread.name = "sensei-streams"
-        thread.start()
+    }
+
+    /// Starts the heartbeats and deadlines.
+    func start() {
+        // Fine enough for `timeout`, whatever the heartbeat.
+        let step = Double(min(250, Self.milliseconds(configuration.heartbeat))) / 1000
+        ticker.start { [self] _ in
+            tick()
+            return step
+        }
     }
 
     /// Listeners now.
@@ -90,8 +97,7 @@ public final class ReadingStreams: Sendable {
         }
         guard let streams else { return }
         for stream in streams { stream.finish() }
-        wake.signal()
-        tickerDone.wait()
+        ticker.stop()
     }
 
     private func close(_ id: Int) {
@@ -159,29 +165,24 @@ public final class ReadingStreams: Sendable {
         return bytes
     }
 
-    /// Heartbeats and deadlines, on a thread of its own.
+    /// Heartbeats and deadlines, on the ticker's thread.
     private func tick() {
-        let heartbeat = Array(": heartbeat\n\n".utf8)
-        var lastBeat = ContinuousClock.now
-        // Fine enough for `timeout`, whatever the heartbeat.
-        let step = DispatchTimeInterval.milliseconds(min(250, Self.milliseconds(configuration.heartbeat)))
-        while true {
-            _ = wake.wait(timeout: .now() + step)
-            let now = ContinuousClock.now
-            let (listeners, stopped) = state.withLock { (Array($0.listeners.values), $0.stopped) }
-            if stopped { break }
-            let beat = now - lastBeat >= configuration.heartbeat
-            if beat { lastBeat = now }
-            for listener in listeners {
-                if let deadline = listener.watch.deadline, now >= deadline {
-                    listener.stream.finish()
-                } else if beat {
-                    listener.stream.send(heartbeat)
-                }
+        let now = ContinuousClock.now
+        let (listeners, beat) = state.withLock { state in
+            let beat = now - state.lastBeat >= configuration.heartbeat
+            if beat { state.lastBeat = now }
+            return (Array(state.listeners.values), beat)
+        }
+        for listener in listeners {
+            if let deadline = listener.watch.deadline, now >= deadline {
+                listener.stream.finish()
+            } else if beat {
+                listener.stream.send(Self.heartbeat)
             }
         }
-        tickerDone.signal()
     }
+
+    private static let heartbeat = Array(": heartbeat\n\n".utf8)
 
     static func milliseconds(_ duration: Duration) -> Int {
         Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)

@@ -1,11 +1,12 @@
 import Foundation
 
-/// A task executor with one thread of its own. A test that blocks (a socket
-/// read from a live server, a child process, a synchronous `waitUntil`) runs
-/// on it instead of on a thread of the cooperative pool: the pool has as many
-/// threads as the machine has cores, so on a 2-core CI machine two blocked
-/// tests used to stall every async wait, and the dashboard's sync tasks those
-/// waits were waiting for, past their bounds.
+/// A task executor with one thread of its own, for async code that must
+/// progress while the cooperative pool is blocked: the pool has as many
+/// threads as the machine has cores (two on the reference machine). The
+/// application's `ServiceGroup` runs on one, so a caller that blocks in
+/// `SenseiApplication.shutdown` never stalls the shutdown it waits for; a test
+/// that blocks (a socket read, a child process) runs on one (`OwnThreadTrait`),
+/// where two blocked tests used to stall every async wait past its bounds.
 package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     /// Guards `jobs` and `stopped`, and wakes the thread.
     private let ready = NSCondition()
