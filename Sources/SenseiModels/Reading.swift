@@ -10,11 +10,17 @@ public struct Reading: Sendable, Hashable {
 
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
+        writeFields(to: &writer)
+        writer.endObject()
+    }
+
+    /// `"timestamp","value"` without the braces, for an object that adds
+    /// keys of its own (a live-stream reading).
+    public func writeFields(to writer: inout JSONWriter) {
         writer.key("timestamp")
         writer.timestamp(timestamp)
         writer.key("value")
         writer.number(value)
-        writer.endObject()
     }
 
     public init(json: JSONValue) throws(WireFormatError) {

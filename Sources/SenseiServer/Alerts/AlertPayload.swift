@@ -1,52 +1,21 @@
 import SenseiModels
 
-/// The notification a transition sends: the webhook's JSON body of docs/design.md
-/// ("Alerts"), built once, when the transition is stored, and kept in
-/// the outbox as it is; ntfy's plain-text form is derived from it at sending.
+/// The notification a transition sends: the webhook's JSON body
+/// (`AlertNotification`, docs/design.md "Alerts"), built once, when the
+/// transition is stored, and kept in the outbox as it is; ntfy's plain-text
+/// form is derived from it at sending.
 struct AlertPayload {
     /// What a notification needs to know of the rule's sensor.
-    struct SensorInfo {
-        var id: Int64
-        var code: String
-        var name: String
-        var units: String
-    }
+    typealias SensorInfo = AlertNotification.SensorInfo
 
     static func json(ruleID: Int64, rule: AlertRule, sensor: SensorInfo, notice: AlertJudge.Notice,
                      status: AlertStatus, at now: Int64) -> String {
+        let notification = AlertNotification(
+            ruleID: ruleID, ruleName: rule.name, sensor: sensor, state: notice == .resolved ? "resolved" : "firing",
+            condition: rule.condition.rawValue, threshold: rule.threshold, value: status.value,
+            at: Timestamp(milliseconds: now), message: message(rule: rule, sensor: sensor, notice: notice, value: status.value))
         var writer = JSONWriter(capacity: 512)
-        writer.beginObject()
-        writer.key("alert")
-        writer.beginObject()
-        writer.key("id")
-        writer.int(ruleID)
-        writer.key("name")
-        writer.string(rule.name)
-        writer.endObject()
-        writer.key("sensor")
-        writer.beginObject()
-        writer.key("id")
-        writer.int(sensor.id)
-        writer.key("code")
-        writer.string(sensor.code)
-        writer.key("name")
-        writer.string(sensor.name)
-        writer.key("units")
-        writer.string(sensor.units)
-        writer.endObject()
-        writer.key("state")
-        writer.string(notice == .resolved ? "resolved" : "firing")
-        writer.key("condition")
-        writer.string(rule.condition.rawValue)
-        writer.key("threshold")
-        if let threshold = rule.threshold { writer.number(threshold) } else { writer.null() }
-        writer.key("value")
-        if let value = status.value { writer.number(value) } else { writer.null() }
-        writer.key("at")
-        writer.timestamp(Timestamp(milliseconds: now))
-        writer.key("message")
-        writer.string(message(rule: rule, sensor: sensor, notice: notice, value: status.value))
-        writer.endObject()
+        notification.write(to: &writer)
         return writer.string
     }
 

@@ -81,34 +81,16 @@ public struct StoredAlert: Sendable, Equatable {
 }
 
 extension StoredAlert: JSONWritable {
+    /// The rule in its wire form, settings included.
+    var wire: WireAlertRule {
+        WireAlertRule(
+            id: id, name: rule.name, sensor: sensorCode, condition: rule.condition.rawValue, threshold: rule.threshold,
+            settings: WireAlertRule.Settings(forSeconds: rule.forSeconds, hysteresis: rule.hysteresis,
+                                             repeatSeconds: rule.repeatSeconds, notify: rule.notify),
+            state: status.state.rawValue, since: Timestamp(milliseconds: status.since), value: status.value)
+    }
+
     public func write(to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("id")
-        writer.int(id)
-        writer.key("name")
-        writer.string(rule.name)
-        writer.key("sensor")
-        writer.string(sensorCode)
-        writer.key("condition")
-        writer.string(rule.condition.rawValue)
-        writer.key("threshold")
-        if let threshold = rule.threshold { writer.number(threshold) } else { writer.null() }
-        writer.key("for")
-        writer.int(rule.forSeconds)
-        writer.key("hysteresis")
-        writer.number(rule.hysteresis)
-        writer.key("repeat")
-        if let repeatSeconds = rule.repeatSeconds { writer.int(repeatSeconds) } else { writer.null() }
-        writer.key("notify")
-        writer.beginArray()
-        for url in rule.notify { writer.string(url) }
-        writer.endArray()
-        writer.key("state")
-        writer.string(status.state.rawValue)
-        writer.key("since")
-        writer.timestamp(Timestamp(milliseconds: status.since))
-        writer.key("value")
-        if let value = status.value { writer.number(value) } else { writer.null() }
-        writer.endObject()
+        wire.write(WireAlertRule.Key.api, to: &writer)
     }
 }

@@ -146,19 +146,10 @@ public final class ReadingStreams: Sendable {
         for listener in wanting { listener.stream.send(bytes) }
     }
 
-    /// `event: reading` with the reading as JSON on its `data:` line.
+    /// `event: reading` with the reading as JSON (`LiveReading`) on its `data:` line.
     static func event(_ stored: StoredReadings, _ reading: Reading) -> [UInt8] {
         var writer = JSONWriter(capacity: 128)
-        writer.beginObject()
-        writer.key("sensor")
-        writer.string(stored.code)
-        writer.key("id")
-        writer.int(stored.sensorID)
-        writer.key("timestamp")
-        writer.timestamp(reading.timestamp)
-        writer.key("value")
-        writer.number(reading.value)
-        writer.endObject()
+        LiveReading(sensorId: stored.sensorID, code: stored.code, reading: reading).write(to: &writer)
         var bytes = Array("event: reading\ndata: ".utf8)
         bytes.append(contentsOf: writer.bytes)
         bytes.append(contentsOf: "\n\n".utf8)

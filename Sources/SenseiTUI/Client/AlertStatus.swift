@@ -35,36 +35,20 @@ public struct AlertStatus: Sendable, Hashable {
     }
 
     public init(json: JSONValue) throws(WireFormatError) {
-        guard let id = json["id"]?.intValue, let name = json["name"]?.stringValue,
-              let sensor = json["sensor"]?.stringValue, let condition = json["condition"]?.stringValue,
-              let state = json["state"]?.stringValue.flatMap(State.init(rawValue:)),
-              let since = json["since"]?.stringValue.flatMap(Timestamp.init(rfc3339:)) else {
-            throw WireFormatError("malformed alert rule")
-        }
-        self.init(id: Int64(id), name: name, sensor: sensor, condition: condition,
-                  threshold: json["threshold"]?.doubleValue, state: state, since: since,
-                  value: json["value"]?.doubleValue)
+        let wire = try WireAlertRule(json: json)
+        guard let state = State(rawValue: wire.state) else { throw WireFormatError("malformed alert rule") }
+        self.init(id: wire.id, name: wire.name, sensor: wire.sensor, condition: wire.condition,
+                  threshold: wire.threshold, state: state, since: wire.since, value: wire.value)
+    }
+
+    /// The rule in its wire form, without the settings the dashboard never keeps.
+    var wire: WireAlertRule {
+        WireAlertRule(id: id, name: name, sensor: sensor, condition: condition, threshold: threshold,
+                      state: state.rawValue, since: since, value: value)
     }
 
     public func write(to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("id")
-        writer.int(id)
-        writer.key("name")
-        writer.string(name)
-        writer.key("sensor")
-        writer.string(sensor)
-        writer.key("condition")
-        writer.string(condition)
-        writer.key("threshold")
-        if let threshold { writer.number(threshold) } else { writer.null() }
-        writer.key("state")
-        writer.string(state.rawValue)
-        writer.key("since")
-        writer.timestamp(since)
-        writer.key("value")
-        if let value { writer.number(value) } else { writer.null() }
-        writer.endObject()
+        wire.write(WireAlertRule.Key.status, to: &writer)
     }
 }
 

@@ -5,27 +5,6 @@ import FoundationNetworking
 import SenseiModels
 import Synchronization
 
-/// One reading as `GET /stream` pushes it.
-public struct LiveReading: Hashable, Sendable {
-    public var sensorId: Int64
-    public var code: String
-    public var reading: Reading
-
-    public init(sensorId: Int64, code: String, reading: Reading) {
-        self.sensorId = sensorId
-        self.code = code
-        self.reading = reading
-    }
-
-    /// The `data:` of a `reading` event.
-    init(json: JSONValue) throws(WireFormatError) {
-        guard let code = json["sensor"]?.stringValue, let id = json["id"]?.intValue else {
-            throw WireFormatError("reading event without sensor and id")
-        }
-        self.init(sensorId: Int64(id), code: code, reading: try Reading(json: json))
-    }
-}
-
 /// What a live stream tells its reader.
 public enum LiveEvent: Hashable, Sendable {
     /// The server accepted the stream: readings follow as they commit.

@@ -42,7 +42,7 @@ public enum TextReport {
         writer.beginArray()
         for summary in sensors {
             writer.beginObject()
-            writeSensorFields(summary.sensor, to: &writer)
+            summary.sensor.writeFields(.report, to: &writer)
             writer.key("stale")
             writer.bool(summary.isStale(now: context.now))
             writer.endObject()
@@ -85,7 +85,7 @@ public enum TextReport {
         writer.beginObject()
         writer.key("sensor")
         writer.beginObject()
-        writeSensorFields(detail.sensor, to: &writer)
+        detail.sensor.writeFields(.report, to: &writer)
         writer.endObject()
         writer.key("range")
         writer.string(detail.range.rawValue)
@@ -118,25 +118,6 @@ public enum TextReport {
         writer.endArray()
         writer.endObject()
         return writer.string + "\n"
-    }
-
-    private static func writeSensorFields(_ sensor: Sensor, to writer: inout JSONWriter) {
-        writer.key("id")
-        writer.int(sensor.id)
-        writer.key("code")
-        writer.string(sensor.code)
-        writer.key("name")
-        writer.string(sensor.name)
-        writer.key("units")
-        writer.string(sensor.units)
-        writer.key("valueType")
-        writer.string(sensor.valueType.rawValue)
-        writer.key("latest")
-        if let latest = sensor.latest { latest.write(to: &writer) } else { writer.null() }
-        writer.key("count")
-        writer.int(sensor.count)
-        writer.key("labels")
-        SensorLabels.write(sensor.labels, to: &writer)
     }
 
     /// Columns padded to their widest cell, two spaces apart, no trailing spaces.

@@ -1,0 +1,75 @@
+/// The JSON body an alert's webhook receives (docs/design.md, "Alerts"):
+/// `{"alert":{"id","name"},"sensor":{"id","code","name","units"},"state",
+/// "condition","threshold","value","at","message"}`. ntfy's plain-text form
+/// is derived from it at sending.
+public struct AlertNotification: Sendable {
+    /// What a receiver is told of the rule's sensor.
+    public struct SensorInfo: Sendable {
+        public var id: Int64
+        public var code: String
+        public var name: String
+        public var units: String
+
+        public init(id: Int64, code: String, name: String, units: String) {
+            self.id = id
+            self.code = code
+            self.name = name
+            self.units = units
+        }
+    }
+
+    public var ruleID: Int64
+    public var ruleName: String
+    public var sensor: SensorInfo
+    /// `firing` (a reminder too) or `resolved`.
+    public var state: String
+    public var condition: String
+    public var threshold: Double?
+    public var value: Double?
+    public var at: Timestamp
+    /// One line for a person.
+    public var message: String
+
+    public init(ruleID: Int64, ruleName: String, sensor: SensorInfo, state: String, condition: String,
+                threshold: Double?, value: Double?, at: Timestamp, message: String) {
+        self.ruleID = ruleID
+        self.ruleName = ruleName
+        self.sensor = sensor
+        self.state = state
+        self.condition = condition
+        self.threshold = threshold
+        self.value = value
+        self.at = at
+        self.message = message
+    }
+
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("alert")
+        writer.beginObject()
+        writer.key("id")
+        writer.int(ruleID)
+        writer.key("name")
+        writer.string(ruleName)
+        writer.endObject()
+        writer.key("sensor")
+        writer.beginObject()
+        Sensor.writeIdentity(id: sensor.id, code: sensor.code, name: sensor.name, units: sensor.units, to: &writer)
+        writer.endObject()
+        writer.key("state")
+        writer.string(state)
+        writer.key("condition")
+        writer.string(condition)
+        writer.key("threshold")
+        if let threshold { writer.number(threshold) } else { writer.null() }
+        writer.key("value")
+        if let value { writer.number(value) } else { writer.null() }
+        writer.key("at")
+        writer.timestamp(at)
+        writer.key("message")
+        writer.string(message)
+        writer.endObject()
+    }
+}
+
+extension AlertNotification: JSONWritable {}
