@@ -56,6 +56,9 @@ public final class SenseiApplication: Sendable {
     /// The background parts, in start order.
     private let services: [BackgroundService]
     private let runner: ServiceRunner
+    /// Open once `start` is over: a shutdown (a signal) that comes during
+    /// the start waits for it, rather than stopping parts while others start.
+    private let started: Latch
 
     public init(configuration: Configuration, logger: Logger) throws {
         self.configuration = configuration
@@ -91,16 +94,18 @@ public final class SenseiApplication: Sendable {
             Self.handle(request, router: router, authenticator: authenticator, logger: logger, responder: responder)
         }
         metrics.attach(http)
+        let started = Latch()
+        self.started = started
         services = Self.services(
             configuration: configuration, logger: logger, directoryLock: directoryLock, store: store,
             alerts: alerts, compactor: compactor, retentionSweeper: retentionSweeper, http: http, streams: streams,
-            mqtt: mqttSubscriber)
+            mqtt: mqttSubscriber, started: started)
         runner = ServiceRunner(services: services, signals: configuration.shutdownSignals, logger: logger)
     }
 
     /// The background parts in start order; graceful shutdown stops them in
     /// the reverse order, each once the one before it has stopped:
-    /// 1. announce it ("stopping");
+    /// 1. wait for `start` to be over, and announce it ("stopping");
     /// 2. MQTT: say goodbye to the broker, after committing what was read
     ///    (the store still takes writes); the broker keeps the session;
     /// 3. the live streams: end them, and refuse new ones with 503 "the server
@@ -116,7 +121,7 @@ public final class SenseiApplication: Sendable {
     private static func services(
         configuration: Configuration, logger: Logger, directoryLock: DataDirectoryLock, store: SenseiStore,
         alerts: AlertService, compactor: Compactor, retentionSweeper: RetentionSweeper, http: HTTPServer,
-        streams: ReadingStreams, mqtt: MQTTSubscriber?
+        streams: ReadingStreams, mqtt: MQTTSubscriber?, started: Latch
     ) -> [BackgroundService] {
         var services: [BackgroundService] = []
         if let writer = configuration.logWriter {
@@ -142,7 +147,10 @@ public final class SenseiApplication: Sendable {
         if let mqtt {
             services.append(BackgroundService("mqtt", start: mqtt.start, stop: mqtt.stop))
         }
-        services.append(BackgroundService("shutdown notice", stop: { logger.notice("stopping") }))
+        services.append(BackgroundService("shutdown notice", stop: {
+            started.wait()
+            logger.notice("stopping")
+        }))
         return services
     }
 
@@ -170,6 +178,7 @@ public final class SenseiApplication: Sendable {
     /// and runs the service group. A part that fails to start throws; the
     /// group still runs, so `shutdown` stops what did start.
     public func start() throws {
+        defer { started.open() }
         runner.launch()
         for service in services { try service.start() }
     }
@@ -182,6 +191,8 @@ public final class SenseiApplication: Sendable {
 
     /// Stops every part in the declared order (`services(…)`) and waits for that.
     public func shutdown() {
+        // Never started (or already): nothing to wait for.
+        started.open()
         runner.shutdown()
     }
 
