@@ -7,3 +7,10 @@ public enum Key: Hashable, Sendable {
     /// A printable key: letters keep their case (`K` is shift-k).
     case character(Character)
 }
+
+/// `"k"` for `.character("k")`, as the key table writes keys.
+extension Key: ExpressibleByExtendedGraphemeClusterLiteral {
+    public init(extendedGraphemeClusterLiteral character: Character) {
+        self = .character(character)
+    }
+}

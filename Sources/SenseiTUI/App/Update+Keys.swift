@@ -4,26 +4,46 @@ extension AppModel {
     /// Readings asked for per table page load.
     static let readingsPage = 500
 
-    mutating func handle(_ key: Key) -> [Command] {
-        // While the filter prompt is open, every printable key is text (`q` too).
-        if screen == .list, filterDraft != nil { return handleFilterPrompt(key) }
-        if key == .character("q") { return [.quit] }
+    /// Where keys act now.
+    var keyContext: KeyContext {
         switch screen {
-        case .help: return handleHelp(key)
-        case .list: return handleList(key)
-        case .detail: return handleDetail(key)
-        case .alerts: return handleAlerts(key)
-        case .compare: return handleCompare(key)
+        case .list: filterDraft == nil ? .list : .filterPrompt
+        case .detail: .detail
+        case .compare: .compare
+        case .alerts: .alerts
+        case .help: .help
         }
     }
 
-    private mutating func handleHelp(_ key: Key) -> [Command] {
-        switch key {
-        case .character("?"), .escape, .backspace, .enter:
+    /// A key, through the key table (`KeyBinding.all`): a key it does not
+    /// hold here does nothing.
+    mutating func handle(_ key: Key) -> [Command] {
+        let context = keyContext
+        let action = KeyBinding.action(for: key, in: context)
+        if action == .quit { return [.quit] }
+        // A detail with nothing to show gives way to the list at any key.
+        if context == .detail, detail == nil {
+            screen = .list
+            return []
+        }
+        guard let action else { return [] }
+        switch context {
+        case .list, .emptyList: return listAction(action)
+        case .filterPrompt: return filterPromptAction(action, key: key)
+        case .detail: return detailAction(action)
+        case .compare: return compareAction(action)
+        case .alerts: return alertsAction(action)
+        case .help: return helpAction(action)
+        }
+    }
+
+    private mutating func helpAction(_ action: KeyAction) -> [Command] {
+        switch action {
+        case .back:
             screen = screenBeforeHelp
             clampList()
             clampDetail()
-        case .character("r"):
+        case .refresh:
             return requestSync()
         default:
             break
@@ -31,35 +51,31 @@ extension AppModel {
         return []
     }
 
-    private mutating func handleList(_ key: Key) -> [Command] {
+    private mutating func listAction(_ action: KeyAction) -> [Command] {
         let page = max(1, ListView.visibleRowCount(in: AppView.contentArea(width: width, height: height)))
         var commands: [Command] = []
-        switch key {
-        case .up, .character("k"): selection -= 1
-        case .down, .character("j"): selection += 1
-        case .pageUp: selection -= page
-        case .pageDown: selection += page
-        case .home: selection = 0
-        case .end, .character("G"): selection = listLayout.order.count - 1
-        case .shiftUp, .character("K"): return moveSelected(by: -1)
-        case .shiftDown, .character("J"): return moveSelected(by: 1)
-        case .enter, .right, .character("l"): return openDetail()
-        case .character("r"): return requestSync()
-        case .character("?"): showHelp()
-        case .character("/"):
-            filterDraft = filter.text
-        case .escape where !filter.isEmpty:
-            filter = SensorFilter()
-        case .character("g"): cycleGrouping()
-        case .character(" "): commands = toggleMark()
-        case .character("c"): return openCompare()
-        case .character("a"): return openAlerts()
-        default: break
+        switch action {
+        case .moveSelection(let step): selection += step
+        case .pageSelection(let pages): selection += pages * page
+        case .selectFirst: selection = 0
+        case .selectLast: selection = listLayout.order.count - 1
+        case .moveSensor(let step): return moveSelected(by: step)
+        case .open: return openDetail()
+        case .refresh: return requestSync()
+        case .showHelp: showHelp()
+        case .startFilter: filterDraft = filter.text
+        case .clearFilter: filter = SensorFilter()
+        case .cycleGrouping: cycleGrouping()
+        case .toggleMark: commands = toggleMark()
+        case .openCompare: return openCompare()
+        case .openAlerts: return openAlerts()
+        default: return []
         }
         clampList()
         return commands
     }
 
+    /// Swaps the selected sensor with its neighbour `delta` away (within
     /// its group); the new order is saved.
     private mutating func moveSelected(by delta: Int) -> [Command] {
         let layout = listLayout
@@ -85,16 +101,12 @@ extension AppModel {
         screen = .help
     }
 
-    private mutating func handleDetail(_ key: Key) -> [Command] {
-        guard var state = detail else {
-            screen = .list
-            return []
-        }
-        if let range = Self.range(for: key) { return select(range) }
-        if let commands = handleZoom(key) { return commands }
-        let rows = max(1, detailTableRows())
-        switch key {
-        case .escape, .backspace:
+    private mutating func detailAction(_ action: KeyAction) -> [Command] {
+        guard var state = detail else { return [] }
+        switch action {
+        case .showRange(let range): return select(range)
+        case .zoomIn, .zoomOut, .pan, .resetZoom: return zoomAction(action)
+        case .back:
             if state.cursor != nil {
                 state.cursor = nil
                 detail = state
@@ -104,29 +116,28 @@ extension AppModel {
                 clampList()
             }
             return []
-        case .left, .right, .home, .end:
+        case .moveCursor, .cursorToStart, .cursorToEnd:
             // One layout per key: the plot width depends on the tick labels.
             let plotWidth = detailPlotWidth()
-            switch key {
-            case .left: state.cursor = (state.cursor ?? plotWidth) - 1
-            case .right: state.cursor = (state.cursor ?? plotWidth - 1) + 1
-            case .home: state.cursor = 0
+            switch action {
+            // A hidden cursor shows at the newest end.
+            case .moveCursor(let step): state.cursor = (state.cursor ?? (step < 0 ? plotWidth : plotWidth - 1)) + step
+            case .cursorToStart: state.cursor = 0
             default: state.cursor = plotWidth - 1
             }
             detail = state
             clampDetail(plotWidth: plotWidth)
             return []
-        case .up, .character("k"): state.tableOffset -= 1
-        case .down, .character("j"): state.tableOffset += 1
-        case .pageUp: state.tableOffset -= rows
-        case .pageDown: state.tableOffset += rows
-        case .character("r"): return requestSync()
-        case .character("?"):
+        case .scrollReadings(let step): state.tableOffset += step
+        case .pageReadings(let pages): state.tableOffset += pages * max(1, detailTableRows())
+        case .refresh: return requestSync()
+        case .showHelp:
             showHelp()
             return []
         default: return []
         }
         // Ask for the next page before the table runs out of loaded rows.
+        let rows = max(1, detailTableRows())
         var commands: [Command] = []
         if let data = state.data, !state.isLoadingMore, data.readings.count < data.totalReadings,
            state.tableOffset + 2 * rows >= data.readings.count {
@@ -139,20 +150,6 @@ extension AppModel {
         detail = state
         clampDetail()
         return commands
-    }
-
-    /// 1–6 or h/d/w/m/y/a.
-    static func range(for key: Key) -> TimeRange? {
-        guard case .character(let character) = key else { return nil }
-        switch character {
-        case "1", "h": return .hour
-        case "2", "d": return .day
-        case "3", "w": return .week
-        case "4", "m": return .month
-        case "5", "y": return .year
-        case "6", "a": return .all
-        default: return nil
-        }
     }
 
     private mutating func select(_ newRange: TimeRange) -> [Command] {

@@ -4,20 +4,19 @@ import SenseiModels
 /// screen, compare marks and the compare chart, grouping.
 extension AppModel {
     /// The compare chart: ranges, zoom and pan, back.
-    mutating func handleCompare(_ key: Key) -> [Command] {
-        if let newRange = Self.range(for: key) {
+    mutating func compareAction(_ action: KeyAction) -> [Command] {
+        switch action {
+        case .showRange(let newRange):
             guard newRange != range, var state = compare else { return [] }
             range = newRange
             state.data = nil
             state.zoom = nil
             compare = state
             return reloadDetail()
-        }
-        if let commands = handleZoom(key) { return commands }
-        switch key {
-        case .escape, .backspace, .character("c"): return closeCompare()
-        case .character("r"): return requestSync()
-        case .character("?"): showHelp()
+        case .zoomIn, .zoomOut, .pan, .resetZoom: return zoomAction(action)
+        case .back: return closeCompare()
+        case .refresh: return requestSync()
+        case .showHelp: showHelp()
         default: break
         }
         return []
@@ -89,21 +88,21 @@ extension AppModel {
     }
 
     /// `/`: the list filters as the text is typed; Enter keeps it, Esc clears it.
-    mutating func handleFilterPrompt(_ key: Key) -> [Command] {
+    mutating func filterPromptAction(_ action: KeyAction, key: Key) -> [Command] {
         guard var draft = filterDraft else { return [] }
-        switch key {
-        case .enter:
+        switch action {
+        case .keepFilter:
             filter = SensorFilter(text: draft)
             filterDraft = nil
-        case .escape:
+        case .clearFilter:
             filter = SensorFilter()
             filterDraft = nil
-        case .backspace:
+        case .deleteFilterCharacter:
             if !draft.isEmpty { draft.removeLast() }
             filterDraft = draft
-        case .up: selection -= 1
-        case .down: selection += 1
-        case .character(let character):
+        case .moveSelection(let step): selection += step
+        case .typeFilter:
+            guard case .character(let character) = key else { break }
             draft.append(character)
             filterDraft = draft
             selection = 0
@@ -115,19 +114,17 @@ extension AppModel {
     }
 
     /// The alert rules: scroll, refresh, back.
-    mutating func handleAlerts(_ key: Key) -> [Command] {
+    mutating func alertsAction(_ action: KeyAction) -> [Command] {
         let page = max(1, AlertsView.visibleRowCount(in: AppView.contentArea(width: width, height: height)))
-        switch key {
-        case .escape, .backspace, .character("a"):
+        switch action {
+        case .back:
             screen = .list
             clampList()
             return []
-        case .up, .character("k"): alertsTop -= 1
-        case .down, .character("j"): alertsTop += 1
-        case .pageUp: alertsTop -= page
-        case .pageDown: alertsTop += page
-        case .character("r"): return requestSync()
-        case .character("?"): showHelp()
+        case .scrollAlerts(let step): alertsTop += step
+        case .pageAlerts(let pages): alertsTop += pages * page
+        case .refresh: return requestSync()
+        case .showHelp: showHelp()
         default: break
         }
         clampAlerts()

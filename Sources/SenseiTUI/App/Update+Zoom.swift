@@ -38,14 +38,13 @@ extension AppModel {
         }
     }
 
-    mutating func handleZoom(_ key: Key) -> [Command]? {
-        switch key {
-        case .character("+"), .character("="): return zoom(by: 0.5)
-        case .character("-"): return zoom(by: 2)
-        case .character("<"): return pan(byHalves: -1)
-        case .character(">"): return pan(byHalves: 1)
-        case .character("0"): return resetZoom()
-        default: return nil
+    mutating func zoomAction(_ action: KeyAction) -> [Command] {
+        switch action {
+        case .zoomIn: zoom(by: 0.5)
+        case .zoomOut: zoom(by: 2)
+        case .pan(let halves): pan(byHalves: halves)
+        case .resetZoom: resetZoom()
+        default: []
         }
     }
 

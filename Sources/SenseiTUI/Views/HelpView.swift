@@ -1,33 +1,17 @@
-/// The keys, grouped, as `?` shows them. Groups flow into a second column
-/// when the screen is too low for one and wide enough for two.
+/// The keys, grouped, as `?` shows them: the key table's help rows. Groups
+/// flow into a second column when the screen is too low for one and wide
+/// enough for two.
 public enum HelpView {
     typealias Section = (title: String, keys: [(key: String, meaning: String)])
 
+    /// The help rows of the key table (`KeyBinding.all`), by section, in
+    /// table order; a row several bindings share shows once.
     static func sections(_ g: Glyphs) -> [Section] {
-        [
-            ("Sensor list", [
-                ("\(g.arrowUp)/\(g.arrowDown)  k/j", "move the selection"),
-                ("K/J  shift-\(g.arrowUp)/\(g.arrowDown)", "move the sensor up or down"),
-                ("Home/End  G", "first, last sensor"),
-                ("Enter", "open the sensor"),
-                ("/", "filter; Enter keeps, Esc clears"),
-                ("g", "group by a label, best first"),
-                ("a", "alert rules, live (! = firing)"),
-                ("space  c", "mark 2-4 sensors, compare them"),
-            ]),
-            ("Sensor detail", [
-                ("1-6  h/d/w/m/y/a", "hour, day, week, month, year, all"),
-                ("\(g.arrowLeft)/\(g.arrowRight)  Home/End", "move the chart cursor"),
-                ("+/-  </>  0", "zoom, pan, back to the range"),
-                ("\(g.arrowUp)/\(g.arrowDown)  PgUp/PgDn", "scroll the readings"),
-                ("Esc  Backspace", "hide the cursor, then back"),
-            ]),
-            ("Anywhere", [
-                ("r", "refresh now"),
-                ("?", "this help"),
-                ("q", "quit"),
-            ]),
-        ]
+        var seen = Set<KeyHelp>()
+        let rows = KeyBinding.all.compactMap(\.help).filter { seen.insert($0).inserted }
+        return HelpSection.allCases.map { section in
+            (section.rawValue, rows.filter { $0.section == section }.map { (g.keyLabel($0.label), $0.meaning) })
+        }
     }
 
     public static func render(_ model: AppModel, into grid: inout CellGrid, area: Rect) {

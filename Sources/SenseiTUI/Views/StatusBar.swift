@@ -40,7 +40,7 @@ public enum StatusBar {
     /// The `/` prompt in place of the bar: `/kitch▏`, and what Enter and Esc do.
     static func renderPrompt(_ draft: String, model: AppModel, into grid: inout CellGrid, row: Rect) {
         let cursor: Character = model.charset == .ascii ? "_" : "▏"
-        let hint = "Enter keep  Esc clear"
+        let hint = hints(model).first ?? ""
         let text = "/" + model.charset.displayable(draft)
         let room = row.width - 1 - (row.width >= text.count + 1 + hint.count + 2 ? hint.count + 2 : 0)
         // The end of a long filter stays in view: it is where the typing is.
@@ -104,30 +104,22 @@ public enum StatusBar {
         return model.nextGrouping.map { "g by " + model.charset.displayable($0) } ?? "g ungroup"
     }
 
-    /// Longest first; the bar shows the first that fits.
+    /// Where the hints are those of: the list with no sensors has fewer.
+    static func hintContext(_ model: AppModel) -> KeyContext {
+        let context = model.keyContext
+        return context == .list && model.sensors.isEmpty ? .emptyList : context
+    }
+
+    /// The key table's hints for the screen, longest first: each drops the
+    /// highest tier left. The bar shows the first that fits.
     static func hints(_ model: AppModel) -> [String] {
-        let g = model.charset.glyphs
-        switch model.screen {
-        case .list where !model.sensors.isEmpty:
-            let group = groupHint(model)
-            return ["\(g.enter) open  / filter  \(group)  a alerts  space mark  c compare  ? help  q quit",
-                    "\(g.enter) open  / filter  \(group)  a alerts  K/J reorder  r refresh  ? help  q quit",
-                    "\(g.enter) open  / filter  \(group)  a alerts  ? help  q quit",
-                    "\(g.enter) open  / filter  ? help  q quit", "? help  q quit"]
-        case .detail:
-            return ["1-6 range  +/- zoom  </> pan  \(g.arrowLeft)\(g.arrowRight) cursor  Esc back  ? help  q quit",
-                    "1-6 range  +/- zoom  \(g.arrowLeft)\(g.arrowRight) cursor  Esc back  ? help  q quit",
-                    "1-6 range  \(g.arrowLeft)\(g.arrowRight) cursor  Esc back  ? help  q quit",
-                    "Esc back  ? help  q quit", "? help  q quit"]
-        case .help:
-            return ["Esc back  q quit"]
-        case .compare:
-            return ["1-6 range  +/- zoom  </> pan  0 reset  Esc back  ? help  q quit",
-                    "1-6 range  +/- zoom  Esc back  q quit", "Esc back  q quit"]
-        case .alerts:
-            return ["\(g.arrowUp)\(g.arrowDown) scroll  Esc back  r refresh  q quit", "Esc back  q quit"]
-        case .list:
-            return ["r refresh  ? help  q quit", "? help  q quit"]
+        let context = hintContext(model)
+        let hinted = KeyBinding.all.compactMap { binding in
+            binding.hint.flatMap { hint in hint.tiers[context].map { (tier: $0, text: hint.text(model)) } }
+        }
+        guard let top = hinted.map(\.tier).max() else { return [] }
+        return (0...top).reversed().map { tier in
+            hinted.filter { $0.tier <= tier }.map(\.text).joined(separator: "  ")
         }
     }
 }
