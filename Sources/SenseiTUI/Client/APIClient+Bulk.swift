@@ -17,10 +17,13 @@ extension APIClient {
     public static let maximumBulkPageSize = 100_000
 
     /// `GET /readings`: every sensor's readings in [after, before] (inclusive;
-    /// nil: unbounded), a page from `cursor` on.
-    public func bulkReadings(after: Timestamp?, before: Timestamp? = nil, limit: Int,
-                             cursor: String?) async throws(SyncFailure) -> SeriesPage<Reading> {
-        try await page("/readings", key: "data", query: bounds(after, before, limit, cursor)) { item throws(WireFormatError) in
+    /// nil: unbounded), a page from `cursor` on; with `labels`, only the
+    /// sensors carrying all of them.
+    public func bulkReadings(after: Timestamp?, before: Timestamp? = nil, limit: Int, cursor: String?,
+                             labels: [(key: String, value: String)] = []) async throws(SyncFailure)
+        -> SeriesPage<Reading> {
+        let query = bounds(after, before, limit, cursor) + labels.map { URLQueryItem(name: "label", value: "\($0.key):\($0.value)") }
+        return try await page("/readings", key: "data", query: query) { item throws(WireFormatError) in
             try Reading(json: item)
         }
     }
