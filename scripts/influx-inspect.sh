@@ -3,7 +3,9 @@
 # moves out of InfluxDB with), building it once when missing. The import tests read files it wrote.
 # Debian's influxdb package ships influxd but not influx_inspect, so this builds it from Debian's own influxdb
 # source package (the same 1.6.7 as influxd) with Debian's Go and Go library packages, into
-# .build/influx-inspect/ (cached with the rest of .build). $INFLUX_INSPECT names one already built.
+# .build/influx-inspect/ (cached with the rest of .build), and keeps a copy in the user's cache
+# (~/.cache/sensei/influx-inspect/) so that a fresh clone on the same machine (CI) finds it at once.
+# $INFLUX_INSPECT names one already built.
 # A few minutes the first time (apt installs about 150 MB); instant afterwards. Log: .build/influx-inspect/build.log
 set -u
 cd "$(dirname "$0")/.."
@@ -12,6 +14,10 @@ if [ -n "${INFLUX_INSPECT:-}" ] && [ -x "$INFLUX_INSPECT" ]; then echo "$INFLUX_
 if bin=$(command -v influx_inspect); then echo "$bin"; exit 0; fi
 [ -x "$OUT/influx_inspect" ] && { echo "$OUT/influx_inspect"; exit 0; }
 mkdir -p "$OUT"
+SHARED=${XDG_CACHE_HOME:-$HOME/.cache}/sensei/influx-inspect
+if [ -x "$SHARED/influx_inspect" ] && cp "$SHARED/influx_inspect" "$OUT/influx_inspect"; then
+  echo "$OUT/influx_inspect"; exit 0
+fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 (
@@ -44,6 +50,7 @@ sudo=""
   GOPATH="$work/go:/usr/share/gocode" GO111MODULE=off GOFLAGS= GOCACHE="$work/cache" GOTOOLCHAIN=local \
     timeout 900 nice go build -o "$OUT/influx_inspect.tmp" github.com/influxdata/influxdb/cmd/influx_inspect || exit 1
   mv "$OUT/influx_inspect.tmp" "$OUT/influx_inspect"
+  mkdir -p "$SHARED" && cp "$OUT/influx_inspect" "$SHARED/influx_inspect" || true
   echo "built in $(( $(date +%s) - started )) s"
 ) 9>"$OUT/lock" >"$OUT/build.log" 2>&1
 [ -x "$OUT/influx_inspect" ] && { echo "$OUT/influx_inspect"; exit 0; }

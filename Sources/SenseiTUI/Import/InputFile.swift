@@ -18,7 +18,7 @@ final class InputFile {
     private var compressedEnd = 0
     private var atEndOfFile = false
     private var memberEnded = false
-    private static let chunk = 1 << 20
+    private static let chunk = 256 << 10
 
     init(path: String) throws(ImportError) {
         self.path = path
@@ -30,11 +30,12 @@ final class InputFile {
             throw .cannotOpen(path, "is a directory")
         }
         size = Int64(info.st_size)
-        compressed = [UInt8](repeating: 0, count: Self.chunk)
+        compressed = []
         var head: [UInt8] = [0, 0]
         let got = pread(descriptor, &head, 2, 0)
         isGzip = got == 2 && head[0] == 0x1f && head[1] == 0x8b
         if isGzip {
+            compressed = [UInt8](repeating: 0, count: Self.chunk)
             guard sensei_inflate_init_gzip(&stream) == Z_OK else {
                 close(descriptor)
                 throw .cannotOpen(path, "cannot start zlib")

@@ -10,7 +10,7 @@ final class LineReader {
     private var start = 0
     private var end = 0
     private var exhausted = false
-    private static let chunk = 1 << 20
+    private static let chunk = 256 << 10
 
     init(file: InputFile) {
         self.file = file
