@@ -37,10 +37,21 @@ struct ExportRun {
         guard !prefixes.isEmpty else { return }
         var cursor: String?
         repeat {
+            let labels = filter.labels.map { ($0.key, $0.value) }
+            let body = try await client.bulkReadingsBody(after: after, before: before, limit: pageSize, cursor: cursor,
+                                                         labels: labels)
+            if let page = BulkPageScanner.scan(body) {
+                for item in page.items {
+                    // A sensor made after the list was read is not in the export.
+                    if let prefix = prefixes[item.sensorId] { try writer.write(item, of: body, prefix: prefix) }
+                }
+                cursor = page.next
+                continue
+            }
+            // Not the shape the scanner knows (a server of another version): the general parser.
             let page = try await client.bulkReadings(after: after, before: before, limit: pageSize, cursor: cursor,
-                                                     labels: filter.labels.map { ($0.key, $0.value) })
+                                                     labels: labels)
             for (sensorId, readings) in page.series {
-                // A sensor made after the list was read is not in the export.
                 guard let prefix = prefixes[sensorId] else { continue }
                 for reading in readings { try writer.write(reading, prefix: prefix) }
             }

@@ -40,6 +40,25 @@ final class ExportWriter {
         if buffer.count >= Self.flushAt { try flush() }
     }
 
+    /// A reading as the server wrote it: its value text goes out unchanged.
+    func write(_ item: BulkPageScanner.Item, of page: [UInt8], prefix: [UInt8]) throws {
+        buffer.append(contentsOf: prefix)
+        switch format {
+        case .lineProtocol:
+            buffer.append(contentsOf: page[item.value])
+            buffer.append(UInt8(ascii: " "))
+            appendInteger(item.milliseconds)
+            buffer.append(contentsOf: [48, 48, 48, 48, 48, 48])
+        case .csv:
+            buffer.append(contentsOf: page[item.timestamp])
+            buffer.append(UInt8(ascii: ","))
+            buffer.append(contentsOf: page[item.value])
+        }
+        buffer.append(UInt8(ascii: "\n"))
+        points += 1
+        if buffer.count >= Self.flushAt { try flush() }
+    }
+
     func flush() throws {
         var offset = 0
         while offset < buffer.count {
