@@ -35,28 +35,37 @@ struct ExportRun {
 
     private func bulk(_ prefixes: [Int64: [UInt8]], into writer: ExportWriter) async throws {
         guard !prefixes.isEmpty else { return }
+        let labels = filter.labels.map { ($0.key, $0.value) }
+        let (client, after, before, pageSize) = (client, after, before, pageSize)
+        // The next page is asked for before this one is written, so the server
+        // reads it while this process writes: neither waits for the other.
+        func request(_ cursor: String?) -> Task<[UInt8], any Error> {
+            Task { try await client.bulkReadingsBody(after: after, before: before, limit: pageSize, cursor: cursor,
+                                                     labels: labels) }
+        }
         var cursor: String?
-        repeat {
-            let labels = filter.labels.map { ($0.key, $0.value) }
-            let body = try await client.bulkReadingsBody(after: after, before: before, limit: pageSize, cursor: cursor,
+        var pending: Task<[UInt8], any Error>? = request(nil)
+        while let task = pending {
+            let body = try await task.value
+            guard let page = BulkPageScanner.scan(body) else {
+                // Not the shape the scanner knows (a server of another version): the general parser, a page at a time.
+                let page = try await client.bulkReadings(after: after, before: before, limit: pageSize, cursor: cursor,
                                                          labels: labels)
-            if let page = BulkPageScanner.scan(body) {
-                for item in page.items {
-                    // A sensor made after the list was read is not in the export.
-                    if let prefix = prefixes[item.sensorId] { try writer.write(item, of: body, prefix: prefix) }
+                for (sensorId, readings) in page.series {
+                    guard let prefix = prefixes[sensorId] else { continue }
+                    for reading in readings { try writer.write(reading, prefix: prefix) }
                 }
                 cursor = page.next
+                pending = cursor.map(request)
                 continue
             }
-            // Not the shape the scanner knows (a server of another version): the general parser.
-            let page = try await client.bulkReadings(after: after, before: before, limit: pageSize, cursor: cursor,
-                                                     labels: labels)
-            for (sensorId, readings) in page.series {
-                guard let prefix = prefixes[sensorId] else { continue }
-                for reading in readings { try writer.write(reading, prefix: prefix) }
-            }
             cursor = page.next
-        } while cursor != nil
+            pending = cursor.map(request)
+            for item in page.items {
+                // A sensor made after the list was read is not in the export.
+                if let prefix = prefixes[item.sensorId] { try writer.write(item, of: body, prefix: prefix) }
+            }
+        }
     }
 
     private func one(_ sensorId: Int64, prefix: [UInt8], into writer: ExportWriter) async throws {
