@@ -9,14 +9,15 @@ struct ImportCommand: AsyncParsableCommand {
         abstract: "Import readings from line protocol, CSV or a Home Assistant database.",
         discussion: """
             Formats (told from the content, or --format):
-              lp              InfluxDB line protocol, plain or gzip, including `influx_inspect export` files
-              csv             timestamp,value (with --sensor CODE) or sensor,timestamp,value
-              home-assistant  a Home Assistant recorder database (home-assistant_v2.db, schema 30 or later)
+              lp    InfluxDB line protocol, plain or gzip (influx_inspect export files too)
+              csv   timestamp,value (with --sensor CODE) or sensor,timestamp,value
+              home-assistant   a Home Assistant recorder database (schema 30 or later)
 
-            Use an admin token: it creates sensors with names, units, kinds and labels. A write token still
-            imports the readings and leaves the sensors' metadata as it is. Re-running an import stores nothing
-            twice. Lines the server refuses are listed with file and line number; the exit status is 1 when
-            anything was refused or a file could not be read to its end.
+            Use an admin token: it creates sensors with names, units, kinds and labels. \
+            A write token still imports the readings and leaves the sensors' metadata as it is. \
+            Re-running an import stores nothing twice. Lines the server refuses are listed with \
+            file and line number; the exit status is 1 when anything was refused or a file could \
+            not be read to its end.
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -66,9 +67,10 @@ struct ExportCommand: AsyncParsableCommand {
         commandName: "export",
         abstract: "Export raw readings as InfluxDB line protocol or CSV.",
         discussion: """
-            Line protocol has nanosecond timestamps; InfluxDB 1.x and `sensei import` read it back to the same
-            readings. A sensor without a `measurement` label is measurement = its code, field `value`, with its
-            labels as tags. CSV is sensor,timestamp,value. Bounds are inclusive (RFC 3339 or epoch seconds).
+            Line protocol has nanosecond timestamps; InfluxDB 1.x and `sensei import` read it \
+            back to the same readings. A sensor without a `measurement` label is measurement = \
+            its code, field `value`, with its labels as tags. CSV is sensor,timestamp,value. \
+            Bounds are inclusive (RFC 3339 or epoch seconds).
             """)
 
     @OptionGroup var connection: ConnectionOptions
