@@ -40,10 +40,12 @@ let package = Package(
         .target(name: "CSenseiSchema"),
 
         .target(name: "SenseiModels"),
+        // gzip bodies out: the server's responses, the import's batches.
+        .target(name: "SenseiGzip", dependencies: ["CZlib"]),
         .target(
             name: "SenseiServer",
             dependencies: [
-                "SenseiModels", "CSenseiHTTP", "CSenseiSchema", "CZlib", "CMosquitto",
+                "SenseiModels", "SenseiGzip", "CSenseiHTTP", "CSenseiSchema", "CZlib", "CMosquitto",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The insert hot path binds values through SQLite's C API.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -62,7 +64,8 @@ let package = Package(
         .target(
             name: "SenseiTUI",
             dependencies: [
-                "SenseiModels", "CNcursesw",
+                // CZlib: import reads gzip files as it goes.
+                "SenseiModels", "SenseiGzip", "CNcursesw", "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -95,7 +98,7 @@ let package = Package(
         .testTarget(
             name: "SenseiTUITests",
             dependencies: [
-                "SenseiTUI", "SenseiModels", "SenseiServer", "SenseiTestSupport",
+                "SenseiTUI", "SenseiModels", "SenseiGzip", "SenseiServer", "SenseiTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

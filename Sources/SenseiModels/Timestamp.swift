@@ -116,7 +116,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         }
     }
 
-    private static func parseRFC3339(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+    /// `init(rfc3339:)` on UTF-8 bytes, without making a String (export reads millions).
+    public static func parseRFC3339(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
         guard b.count >= 20 else { return nil }
         func digits(_ start: Int, _ count: Int) -> Int? {
             var value = 0

@@ -130,7 +130,7 @@ public struct JSONWriter: Sendable {
 
 /// Formats a number the way the API writes it: integral values below 2^53 as
 /// integers, others in Swift's shortest round-trip form.
-func appendNumber(_ value: Double, to bytes: inout [UInt8]) {
+public func appendNumber(_ value: Double, to bytes: inout [UInt8]) {
     guard value.isFinite else {
         bytes.append(contentsOf: Array("null".utf8))
         return

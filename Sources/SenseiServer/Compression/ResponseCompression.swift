@@ -1,3 +1,4 @@
+import SenseiGzip
 /// Which answers go out gzip-compressed: JSON and CSV bodies of at least
 /// `minimumBytes`, to a client whose `Accept-Encoding` takes gzip. Smaller
 /// bodies stay plain: the gzip header and trailer alone are 18 bytes, and

@@ -17,12 +17,24 @@ extension APIClient {
     public static let maximumBulkPageSize = 100_000
 
     /// `GET /readings`: every sensor's readings in [after, before] (inclusive;
-    /// nil: unbounded), a page from `cursor` on.
-    public func bulkReadings(after: Timestamp?, before: Timestamp? = nil, limit: Int,
-                             cursor: String?) async throws(SyncFailure) -> SeriesPage<Reading> {
-        try await page("/readings", key: "data", query: bounds(after, before, limit, cursor)) { item throws(WireFormatError) in
+    /// nil: unbounded), a page from `cursor` on; with `labels`, only the
+    /// sensors carrying all of them.
+    public func bulkReadings(after: Timestamp?, before: Timestamp? = nil, limit: Int, cursor: String?,
+                             labels: [(key: String, value: String)] = []) async throws(SyncFailure)
+        -> SeriesPage<Reading> {
+        let query = bounds(after, before, limit, cursor) + labelQuery(labels)
+        return try await page("/readings", key: "data", query: query) { item throws(WireFormatError) in
             try Reading(json: item)
         }
+    }
+
+    /// `GET /readings` as the bytes of its answer, for a reader that scans them itself.
+    func bulkReadingsBody(after: Timestamp?, before: Timestamp?, limit: Int, cursor: String?,
+                          labels: [(key: String, value: String)]) async throws(SyncFailure) -> [UInt8] {
+        let query = bounds(after, before, limit, cursor) + labelQuery(labels)
+        let answer = try await fetch("/readings", query: query)
+        guard answer.status == 200 else { throw .invalidResponse("GET /readings: \(answer.status) without having asked") }
+        return answer.bytes
     }
 
     /// `GET /aggregates?level=minute|hour`: every sensor's rows of the level
@@ -33,6 +45,10 @@ extension APIClient {
         return try await page("/aggregates", key: "aggregates", query: query) { item throws(WireFormatError) in
             try SpanAggregate(json: item)
         }
+    }
+
+    private func labelQuery(_ labels: [(key: String, value: String)]) -> [URLQueryItem] {
+        labels.map { URLQueryItem(name: "label", value: "\($0.key):\($0.value)") }
     }
 
     private func bounds(_ after: Timestamp?, _ before: Timestamp?, _ limit: Int, _ cursor: String?) -> [URLQueryItem] {

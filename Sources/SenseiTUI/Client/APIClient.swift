@@ -14,7 +14,7 @@ public final class APIClient: Sendable, CustomStringConvertible {
     /// The server's base URL, e.g. `http://localhost:3000` (a path prefix is kept).
     public let baseURL: URL
     let token: String
-    private let session: URLSession
+    let session: URLSession
     /// The last sensor list's `ETag`, for `sensorList(unchanged:)`.
     private let lastSensorListTag = Mutex<String?>(nil)
 

@@ -1,12 +1,14 @@
 import ArgumentParser
 import Foundation
 
-/// `sensei`: the dashboard by default, or `list` / `show` / `watch` / `alerts` for scripts.
+/// `sensei`: the dashboard by default, or `list` / `show` / `watch` / `alerts` for scripts,
+/// `import` / `export` to move history in and out.
 public struct SenseiCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "sensei",
         abstract: "Watch a Sensei server's sensors in the terminal, from a local cache that works offline.",
-        subcommands: [DashboardCommand.self, ListCommand.self, ShowCommand.self, WatchCommand.self, AlertsCommand.self],
+        subcommands: [DashboardCommand.self, ListCommand.self, ShowCommand.self, WatchCommand.self, AlertsCommand.self,
+                      ImportCommand.self, ExportCommand.self],
         defaultSubcommand: DashboardCommand.self)
 
     public init() {}

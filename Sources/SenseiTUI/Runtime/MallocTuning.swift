@@ -12,13 +12,13 @@ enum MallocTuning {
     /// `M_ARENA_MAX` of malloc.h.
     private static let arenaMax: Int32 = -8
 
-    /// At start: one arena, however many threads the pools run (the dashboard
-    /// allocates little, and rarely from two threads at once).
-    static func limitArenas() {
+    /// At start: one arena (or `count`), however many threads the pools run
+    /// (the dashboard allocates little, and rarely from two threads at once).
+    static func limitArenas(_ count: Int32 = 1) {
         #if canImport(Glibc)
         guard let symbol = dlsym(nil, "mallopt") else { return }
         typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        _ = unsafeBitCast(symbol, to: Mallopt.self)(arenaMax, 1)
+        _ = unsafeBitCast(symbol, to: Mallopt.self)(arenaMax, count)
         #endif
     }
 

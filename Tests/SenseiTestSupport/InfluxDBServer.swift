@@ -1,21 +1,20 @@
 import Foundation
-import SenseiTestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A real InfluxDB (Debian's `influxd`, 1.6) for the differential tests:
+/// A real InfluxDB (Debian's `influxd`, 1.6) for the differential and import tests:
 /// started once per test process on private loopback ports, with its meta,
 /// data and WAL in a temporary directory and reporting off; stopped when the
 /// process exits.
-final class InfluxDBServer: @unchecked Sendable {
-    let port: Int
-    let directory: String
+package final class InfluxDBServer: @unchecked Sendable {
+    package let port: Int
+    package let directory: String
     private let process: ChildProcess
 
     /// The one instance, or why there is none (no `influxd` on this machine).
-    static let shared: Result<InfluxDBServer, InfluxDBUnavailable> = {
+    package static let shared: Result<InfluxDBServer, InfluxDBUnavailable> = {
         do {
             let server = try InfluxDBServer()
             runningServer = server
@@ -28,7 +27,7 @@ final class InfluxDBServer: @unchecked Sendable {
         }
     }()
 
-    static var executable: String? {
+    package static var executable: String? {
         ["/usr/bin/influxd", "/usr/local/bin/influxd"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
@@ -69,7 +68,7 @@ final class InfluxDBServer: @unchecked Sendable {
         }
     }
 
-    func stop() {
+    package func stop() {
         process.signal(SIGTERM)
         if !process.waitForExit(seconds: 10) { process.signal(SIGKILL) }
         try? FileManager.default.removeItem(atPath: directory)
@@ -94,7 +93,7 @@ final class InfluxDBServer: @unchecked Sendable {
     }
 
     /// A request to influxd; a chunked body (Go's answer past 4 KB) comes back whole.
-    func request(_ method: String, _ path: String, body: [UInt8]? = nil, contentType: String? = nil,
+    package func request(_ method: String, _ path: String, body: [UInt8]? = nil, contentType: String? = nil,
                  headers: [String: String] = [:]) throws -> HTTPResponse {
         var response = try TestHTTPClient(port: port).request(method, path, body: body, token: .some(nil),
                                                               contentType: contentType, headers: headers)
@@ -102,7 +101,7 @@ final class InfluxDBServer: @unchecked Sendable {
         return response
     }
 
-    static func dechunk(_ body: [UInt8]) -> [UInt8] {
+    package static func dechunk(_ body: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         var index = 0
         while let lineEnd = body[index...].firstRange(of: [0x0D, 0x0A]) {
@@ -119,6 +118,6 @@ final class InfluxDBServer: @unchecked Sendable {
 
 nonisolated(unsafe) private var runningServer: InfluxDBServer?
 
-struct InfluxDBUnavailable: Error, CustomStringConvertible {
-    let description: String
+package struct InfluxDBUnavailable: Error, CustomStringConvertible {
+    package let description: String
 }

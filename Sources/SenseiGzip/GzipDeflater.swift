@@ -1,18 +1,19 @@
 import CZlib
 
-/// Compresses a response body into one gzip member through zlib.
+/// Compresses a body into one gzip member through zlib: the server's
+/// responses (level 6) and `sensei import`'s batches (level 1).
 ///
 /// The output buffer is allocated once at `deflateBound` of the input (a few
 /// bytes over it at worst), and zlib's own state is fixed by its window and
-/// memLevel (about 256 KiB), so a response costs at most about twice its
+/// memLevel (about 256 KiB), so a body costs at most about twice its
 /// plain size while it is compressed, whatever the data.
-enum GzipDeflater {
+public enum GzipDeflater {
     /// zlib's default: on JSON it is within a few per cent of level 9 at a
     /// fraction of the time.
-    static let level: Int32 = 6
+    public static let level: Int32 = 6
 
     /// nil when zlib refuses (out of memory): the caller sends the body plain.
-    static func deflate(_ body: [UInt8]) -> [UInt8]? {
+    public static func deflate(_ body: [UInt8], level: Int32 = level) -> [UInt8]? {
         var stream = z_stream()
         guard sensei_deflate_init_gzip(&stream, level) == Z_OK else { return nil }
         defer { deflateEnd(&stream) }
