@@ -73,4 +73,16 @@ public struct TimeZoneRules: Sendable, Hashable {
         }
         return low
     }
+
+    /// The first instant in `(start, end]` with the offset in force at `end`:
+    /// where the clocks changed, when they changed once in between.
+    func firstChange(after start: Int64, through end: Int64) -> Int64 {
+        let target = offsetMilliseconds(at: end)
+        var low = start + 1, high = end
+        while low < high {
+            let middle = low + (high - low) / 2
+            if offsetMilliseconds(at: middle) == target { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
 }

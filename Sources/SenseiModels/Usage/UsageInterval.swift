@@ -9,9 +9,12 @@ public enum UsageInterval: String, Sendable, Hashable, CaseIterable {
         let local = zone.local(milliseconds)
         switch self {
         case .hour:
-            // An hour is an hour of the wall clock where it began: in a zone whose
-            // offset has minutes (+05:30) it begins at :30 past the UTC hour.
-            return milliseconds - local.floorDivided(by: 3_600_000).1
+            // An hour of the wall clock: in a zone whose offset has minutes (+05:30)
+            // it begins at :30 past the UTC hour. A change of offset also begins
+            // one, so that no instant lies in two (Lord Howe's half-hour shifts).
+            let whole = milliseconds - local.floorDivided(by: 3_600_000).1
+            return zone.offsetMilliseconds(at: whole) == zone.offsetMilliseconds(at: milliseconds)
+                ? whole : zone.firstChange(after: whole, through: milliseconds)
         case .day, .week, .month:
             return zone.firstInstant(atOrAfterLocal: Self.localStart(of: self, containing: local))
         }
@@ -21,10 +24,9 @@ public enum UsageInterval: String, Sendable, Hashable, CaseIterable {
     public func next(after start: Int64, in zone: TimeZoneRules) -> Int64 {
         switch self {
         case .hour:
-            // Past a change of the offset's minutes (Lord Howe's half-hour DST), the
-            // next hour begins where the new wall clock's hour does.
-            let candidate = self.start(containing: start + 3_600_000, in: zone)
-            return candidate > start ? candidate : start + 3_600_000
+            let whole = start + 3_600_000 - zone.local(start).floorDivided(by: 3_600_000).1
+            return zone.offsetMilliseconds(at: whole) == zone.offsetMilliseconds(at: start)
+                ? whole : zone.firstChange(after: start, through: whole)
         case .day, .week, .month:
             // Local midday of the interval's first day, then on by its length in
             // days: a wall-clock date is never ambiguous at midday.

@@ -67,18 +67,18 @@ import Testing
         [UInt8](try Data(contentsOf: URL(fileURLWithPath: TimeZoneRules.systemDirectory + "/" + name)))
     }
 
-    /// `date -f` converts every `@seconds` line of a file in one process.
+    /// `date -f` converts every `@seconds` line of a file in one process; `%::z`
+    /// keeps the seconds of local mean time (Kolkata's +05:21:10 before 1941).
     private func glibcOffsets(zone: String, instants: [Int64]) throws -> [Int] {
         try withScratchDirectory { directory in
             let input = directory + "/instants"
             try instants.map { "@\($0)" }.joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
-            let result = try runTool("date", ["-f", input, "+%z"], environment: ["TZ": zone])
+            let result = try runTool("date", ["-f", input, "+%::z"], environment: ["TZ": zone])
             #expect(result.status == 0, "\(result.error)")
             return result.output.split(separator: "\n").map { line in
                 let sign = line.hasPrefix("-") ? -1 : 1
-                let digits = line.dropFirst()
-                let hours = Int(digits.prefix(2))!, minutes = Int(digits.dropFirst(2).prefix(2))!
-                return sign * (hours * 3600 + minutes * 60)
+                let fields = line.dropFirst().split(separator: ":").map { Int($0)! }
+                return sign * (fields[0] * 3600 + fields[1] * 60 + fields[2])
             }
         }
     }
