@@ -45,8 +45,12 @@ struct UsageRoutes {
         guard let last = starts.last else {
             throw .badRequest("no \(interval.rawValue) starts in the range; after must be before before")
         }
-        return UsageQuery(interval: interval, zone: zone, boundaries: starts + [interval.next(after: last, in: zone)],
-                          maxGap: Int64(maxGap) * 1000, now: now)
+        let boundaries = starts + [interval.next(after: last, in: zone)]
+        guard boundaries[0] >= Timestamp.range.lowerBound, last <= Timestamp.range.upperBound else {
+            throw .badRequest("the range reaches past the years 0001 to 9999; move after and before")
+        }
+        return UsageQuery(interval: interval, zone: zone, boundaries: boundaries, maxGap: Int64(maxGap) * 1000,
+                          now: now)
     }
 
     /// 29 intervals before the one holding `before`, as the contract's default.
