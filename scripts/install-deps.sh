@@ -8,8 +8,9 @@ set -euo pipefail
 # zlib: gzip bodies; libmosquitto: the MQTT subscriber; mosquitto and its
 # clients: the broker the MQTT tests start on loopback and publish through.
 # influxdb: the InfluxDB 1.6 the InfluxQL differential test answers against.
+# tzdata: the time zones energy usage is counted in (/usr/share/zoneinfo).
 packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libncurses-dev zlib1g-dev libmosquitto-dev
-          mosquitto mosquitto-clients tmux openssl curl influxdb "$@")
+          mosquitto mosquitto-clients tmux openssl curl influxdb tzdata "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -165,6 +165,7 @@ public final class SenseiApplication: Sendable {
         StreamRoutes(store: store, streams: streams).addRoutes(to: &router)
         AlertRoutes(store: store, alerts: alerts, streams: streams).addRoutes(to: &router)
         AggregateRoutes(store: store).addRoutes(to: &router)
+        UsageRoutes(store: store).addRoutes(to: &router)
         BulkRoutes(store: store).addRoutes(to: &router)
         InfluxRoutes(store: store, metrics: metrics).addRoutes(to: &router)
         InfluxQueryRoutes(store: store).addRoutes(to: &router)
