@@ -12,6 +12,15 @@ struct AlertPayload {
         var units: String
     }
 
+    /// The body for a stored transition (what `AlertStore.saveAlertChanges`
+    /// reads in the transaction that queues it).
+    @Sendable static func json(_ transition: AlertTransition) -> String {
+        let sensor = transition.sensor
+        return json(ruleID: transition.alert.id, rule: transition.alert.rule,
+                    sensor: SensorInfo(id: sensor.id, code: sensor.code, name: sensor.name, units: sensor.units),
+                    notice: transition.notice, status: transition.alert.status, at: transition.at)
+    }
+
     static func json(ruleID: Int64, rule: AlertRule, sensor: SensorInfo, notice: AlertJudge.Notice,
                      status: AlertStatus, at now: Int64) -> String {
         var writer = JSONWriter(capacity: 512)

@@ -29,7 +29,7 @@ final class AlertSender: Sendable {
         init() {}
     }
 
-    private let store: SenseiStore
+    private let store: any AlertStore
     private let configuration: Configuration
     private let logger: Logger
     private let delivery: AlertDelivery
@@ -38,7 +38,7 @@ final class AlertSender: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(store: SenseiStore, configuration: Configuration, metrics: AlertMetrics, logger: Logger) {
+    init(store: any AlertStore, configuration: Configuration, metrics: AlertMetrics, logger: Logger) {
         self.store = store
         self.configuration = configuration
         self.metrics = metrics

@@ -2,15 +2,15 @@ import Foundation
 import Logging
 
 /// Packs readings more than a day old into compressed blocks
-/// (`SenseiStore.compact`): a pass when started, then one every `interval`
+/// (`MaintenanceStore.runCompactionPass`): a pass when started, then one every `interval`
 /// seconds, so an hour is packed within that long of becoming old enough.
 final class Compactor: Sendable {
     private let periodic: PeriodicWork
 
-    init(store: SenseiStore, interval: TimeInterval, pause: TimeInterval = 0.01, logger: Logger) {
+    init(store: any MaintenanceStore, interval: TimeInterval, pause: TimeInterval = 0.01, logger: Logger) {
         periodic = PeriodicWork(name: "sensei-compaction", interval: interval, pause: pause) { pause in
             do {
-                let pass = try store.compact { pause() }
+                let pass = try store.runCompactionPass(now: .now()) { pause() }
                 guard pass.packedHours > 0 else { return }
                 logger.info("""
                     compaction: packed \(pass.packedReadings) readings into \(pass.packedHours) hour blocks \

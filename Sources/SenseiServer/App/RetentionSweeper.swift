@@ -7,10 +7,10 @@ import Logging
 final class RetentionSweeper: Sendable {
     private let periodic: PeriodicWork
 
-    init(store: SenseiStore, interval: TimeInterval, pause: TimeInterval = 0.01, logger: Logger) {
+    init(store: any MaintenanceStore, interval: TimeInterval, pause: TimeInterval = 0.01, logger: Logger) {
         periodic = PeriodicWork(name: "sensei-retention", interval: interval, pause: pause) { pause in
             do {
-                let sweep = try store.sweepRetention { pause() }
+                let sweep = try store.runRetentionSweep(now: .now()) { pause() }
                 guard sweep.deleted > 0 else { return }
                 logger.info("""
                     retention: deleted \(sweep.deleted) readings in \(sweep.batches) batches; \

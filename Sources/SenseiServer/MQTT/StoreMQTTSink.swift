@@ -6,7 +6,7 @@ import Synchronization
 /// of the store's series ingest, so they share a group commit with whatever
 /// else is committing, and the call returns once they are durable.
 struct StoreMQTTSink: MQTTPointSink {
-    let store: SenseiStore
+    let store: any ReadingStore
 
     func store(_ points: [MQTTPoint]) -> MQTTStoreOutcome {
         let series = points.map { point in
@@ -50,10 +50,10 @@ struct StoreMQTTSink: MQTTPointSink {
     }
 
     /// One series-ingest call, waited for: it returns once the points are durable.
-    private static func ingest(_ series: [SeriesPoint], into store: SenseiStore) -> Result<SeriesIngestOutcome, any Error> {
+    private static func ingest(_ series: [SeriesPoint], into store: any ReadingStore) -> Result<SeriesIngestOutcome, any Error> {
         let result = Mutex<Result<SeriesIngestOutcome, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        store.ingest(series) { outcome in
+        store.ingest(series, allOrNothing: false, receivedAt: .now()) { outcome in
             result.withLock { $0 = outcome }
             done.signal()
         }

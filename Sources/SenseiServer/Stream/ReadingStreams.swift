@@ -47,12 +47,10 @@ public final class ReadingStreams: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let tickerDone = DispatchSemaphore(value: 0)
 
-    public init(configuration: Configuration, store: SenseiStore) {
+    init(configuration: Configuration, store: any ReadingStore) {
         self.configuration = configuration
         self.tap = store.tap
-        store.groupCommit.onCommit.withLock { observers in
-            observers.append(CommitObserver { [weak self] commit in self?.publish(commit.stored) })
-        }
+        store.observeCommits(CommitObserver { [weak self] commit in self?.publish(commit.stored) })
         let thread = Thread { [self] in tick() }
         thread.name = "sensei-streams"
         thread.start()
