@@ -39,10 +39,12 @@ let package = Package(
         .target(name: "CSenseiSchema"),
 
         .target(name: "SenseiModels"),
+        // The one migrator of the server's store and the dashboard's cache (PRAGMA user_version).
+        .target(name: "SenseiSQLite", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         .target(
             name: "SenseiServer",
             dependencies: [
-                "SenseiModels", "CSenseiHTTP", "CSenseiSchema", "CZlib", "CMosquitto",
+                "SenseiModels", "SenseiSQLite", "CSenseiHTTP", "CSenseiSchema", "CZlib", "CMosquitto",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The insert hot path binds values through SQLite's C API.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -58,7 +60,7 @@ let package = Package(
         .target(
             name: "SenseiTUI",
             dependencies: [
-                "SenseiModels", "CNcursesw",
+                "SenseiModels", "SenseiSQLite", "CNcursesw",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
