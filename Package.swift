@@ -42,10 +42,12 @@ let package = Package(
         .target(name: "SenseiModels"),
         // gzip bodies out: the server's responses, the import's batches.
         .target(name: "SenseiGzip", dependencies: ["CZlib"]),
+        // The one migrator of the server's store and the dashboard's cache (PRAGMA user_version).
+        .target(name: "SenseiSQLite", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         .target(
             name: "SenseiServer",
             dependencies: [
-                "SenseiModels", "SenseiGzip", "CSenseiHTTP", "CSenseiSchema", "CZlib", "CMosquitto",
+                "SenseiModels", "SenseiGzip", "SenseiSQLite", "CSenseiHTTP", "CSenseiSchema", "CZlib", "CMosquitto",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The insert hot path binds values through SQLite's C API.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -65,7 +67,7 @@ let package = Package(
             name: "SenseiTUI",
             dependencies: [
                 // CZlib: import reads gzip files as it goes.
-                "SenseiModels", "SenseiGzip", "CNcursesw", "CZlib",
+                "SenseiModels", "SenseiGzip", "SenseiSQLite", "CNcursesw", "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),

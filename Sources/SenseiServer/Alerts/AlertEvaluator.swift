@@ -6,7 +6,7 @@ import Synchronization
 /// Keeps every rule and its state in memory, judges each committed reading
 /// of a watched sensor and, on a timer, silences, `for` deadlines and
 /// repeats. A change of state is stored with its notifications in one
-/// transaction of the group commit (`SenseiStore.saveAlertStatus`), so a
+/// transaction of the group commit (`AlertStore.saveAlertChanges`), so a
 /// notification exists exactly when its transition does.
 ///
 /// It sees readings as a commit observer of the store: whatever route or
@@ -28,32 +28,7 @@ final class AlertEvaluator: Sendable {
         var tapped = false
     }
 
-    /// A change to store: a rule's new status and what a person hears of it.
-    private struct Change: Sendable {
-        var id: Int64
-        var status: AlertStatus
-        var notice: AlertJudge.Notice?
-        /// Its state, `since` or value moved (a reminder moves none): the
-        /// live stream tells its listeners.
-        var moved: Bool
-
-        init(id: Int64, from old: AlertStatus, to status: AlertStatus, notice: AlertJudge.Notice?) {
-            self.id = id
-            self.status = status
-            self.notice = notice
-            moved = old.state != status.state || old.since != status.since || old.value != status.value
-        }
-    }
-
-    /// What a stored batch of changes answers the group commit with.
-    private struct Saved: Sendable {
-        var queued: Int
-        var gone: [Int64]
-        /// The rules whose state moved, as stored.
-        var moved: [StoredAlert]
-    }
-
-    private let store: SenseiStore
+    private let store: any AlertStore & SensorStore & ReadingStore
     private let logger: Logger
     private let interval: TimeInterval
     private let table = Mutex(Table())
@@ -67,7 +42,7 @@ final class AlertEvaluator: Sendable {
     /// Called with the rules whose state moved, once committed (the live stream).
     private let moved: @Sendable ([StoredAlert]) -> Void
 
-    init(store: SenseiStore, interval: TimeInterval, logger: Logger, queued: @escaping @Sendable () -> Void,
+    init(store: any AlertStore & SensorStore & ReadingStore, interval: TimeInterval, logger: Logger, queued: @escaping @Sendable () -> Void,
          moved: @escaping @Sendable ([StoredAlert]) -> Void = { _ in }) {
         self.store = store
         self.interval = interval
@@ -82,15 +57,15 @@ final class AlertEvaluator: Sendable {
     func start() throws {
         let now = Timestamp.now().milliseconds
         let stored = try store.alerts()
-        let latest = try Dictionary(store.sensors().map { ($0.id, $0.latest) }, uniquingKeysWith: { a, _ in a })
-        var changes: [Change] = []
+        let latest = try Dictionary(store.sensors(labeled: []).map { ($0.id, $0.latest) }, uniquingKeysWith: { a, _ in a })
+        var changes: [AlertStatusChange] = []
         table.withLock { table in
             for alert in stored {
                 var entry = Self.entry(for: alert, latest: latest[alert.rule.sensorID] ?? nil, now: now)
                 if let reading = latest[alert.rule.sensorID] ?? nil,
                    let (status, notice) = AlertJudge.judge(entry.rule, entry.status, reading: reading.value,
                                                            at: reading.timestamp.milliseconds, now: now) {
-                    changes.append(Change(id: alert.id, from: entry.status, to: status, notice: notice))
+                    changes.append(AlertStatusChange(id: alert.id, from: entry.status, to: status, notice: notice))
                     entry.status = status
                 }
                 table.entries[alert.id] = entry
@@ -100,7 +75,7 @@ final class AlertEvaluator: Sendable {
         save(changes, at: now)
         // Weakly: the store outlives the evaluator in tests that reopen it.
         let observer = CommitObserver { [weak self] commit in self?.committed(commit.stored) }
-        store.groupCommit.onCommit.withLock { $0.append(observer) }
+        store.observeCommits(observer)
         worker.start { [self] _ in
             tick()
             return interval
@@ -170,7 +145,7 @@ final class AlertEvaluator: Sendable {
     private func committed(_ written: [StoredReadings]) {
         guard watched.load(ordering: .acquiring) > 0 else { return }
         let now = Timestamp.now().milliseconds
-        var changes: [Change] = []
+        var changes: [AlertStatusChange] = []
         table.withLock { table in
             for stored in written {
                 guard let ids = table.bySensor[stored.sensorID] else { continue }
@@ -184,7 +159,7 @@ final class AlertEvaluator: Sendable {
                     entry.lastSeen = now
                     if let newest, let (status, notice) = AlertJudge.judge(
                         entry.rule, entry.status, reading: newest.value, at: newest.timestamp.milliseconds, now: now) {
-                        changes.append(Change(id: id, from: entry.status, to: status, notice: notice))
+                        changes.append(AlertStatusChange(id: id, from: entry.status, to: status, notice: notice))
                         entry.status = status
                     }
                     table.entries[id] = entry
@@ -197,13 +172,13 @@ final class AlertEvaluator: Sendable {
     /// Silences, pending rules whose `for` has run out, repeats.
     private func tick() {
         let now = Timestamp.now().milliseconds
-        var changes: [Change] = []
+        var changes: [AlertStatusChange] = []
         table.withLock { table in
             for (id, entry) in table.entries {
                 guard let (status, notice) = AlertJudge.tick(entry.rule, entry.status, lastSeen: entry.lastSeen, now: now)
                 else { continue }
                 table.entries[id]!.status = status
-                changes.append(Change(id: id, from: entry.status, to: status, notice: notice))
+                changes.append(AlertStatusChange(id: id, from: entry.status, to: status, notice: notice))
             }
         }
         save(changes, at: now)
@@ -211,21 +186,10 @@ final class AlertEvaluator: Sendable {
 
     /// Stores the changes (and their notifications) in the next group commit,
     /// without waiting: this runs on the writer thread too.
-    private func save(_ changes: [Change], at now: Int64) {
+    private func save(_ changes: [AlertStatusChange], at now: Int64) {
         guard !changes.isEmpty else { return }
         unsaved.add(1, ordering: .releasing)
-        store.groupCommit.submit({ db in
-            var saved = Saved(queued: 0, gone: [], moved: [])
-            for change in changes {
-                let queued = try SenseiStore.saveAlertStatus(id: change.id, change.status, notice: change.notice,
-                                                             at: now, in: db)
-                if queued < 0 { saved.gone.append(change.id) } else { saved.queued += queued }
-                if queued >= 0, change.moved, let alert = try SenseiStore.fetchAlert(id: change.id, in: db) {
-                    saved.moved.append(alert)
-                }
-            }
-            return saved
-        }) { [weak self] result in
+        store.saveAlertChanges(changes, at: now, notification: AlertPayload.json) { [weak self] result in
             guard let self else { return }
             defer { unsaved.subtract(1, ordering: .releasing) }
             switch result {

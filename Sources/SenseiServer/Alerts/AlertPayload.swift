@@ -8,6 +8,15 @@ struct AlertPayload {
     /// What a notification needs to know of the rule's sensor.
     typealias SensorInfo = AlertNotification.SensorInfo
 
+    /// The body for a stored transition (what `AlertStore.saveAlertChanges`
+    /// reads in the transaction that queues it).
+    @Sendable static func json(_ transition: AlertTransition) -> String {
+        let sensor = transition.sensor
+        return json(ruleID: transition.alert.id, rule: transition.alert.rule,
+                    sensor: SensorInfo(id: sensor.id, code: sensor.code, name: sensor.name, units: sensor.units),
+                    notice: transition.notice, status: transition.alert.status, at: transition.at)
+    }
+
     static func json(ruleID: Int64, rule: AlertRule, sensor: SensorInfo, notice: AlertJudge.Notice,
                      status: AlertStatus, at now: Int64) -> String {
         let notification = AlertNotification(

@@ -27,14 +27,14 @@ final class AlertSender: Sendable {
         init() {}
     }
 
-    private let store: SenseiStore
+    private let store: any AlertStore
     private let configuration: Configuration
     private let logger: Logger
     private let delivery: AlertDelivery
     private let metrics: AlertMetrics
     private let worker = WorkerThread(name: "sensei-alert-sender")
 
-    init(store: SenseiStore, configuration: Configuration, metrics: AlertMetrics, logger: Logger) {
+    init(store: any AlertStore, configuration: Configuration, metrics: AlertMetrics, logger: Logger) {
         self.store = store
         self.configuration = configuration
         self.metrics = metrics

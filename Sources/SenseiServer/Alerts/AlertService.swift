@@ -26,10 +26,11 @@ public final class AlertService: Sendable {
     let evaluator: AlertEvaluator
     let sender: AlertSender
     let metrics: AlertMetrics
-    private let store: SenseiStore
+    private let store: any AlertStore & SensorStore & ReadingStore
 
     /// `moved`: the rules whose state moved, once committed (the live stream).
-    init(store: SenseiStore, configuration: Configuration, registry: PrometheusCollectorRegistry, logger: Logger,
+    init(store: any AlertStore & SensorStore & ReadingStore, configuration: Configuration,
+         registry: PrometheusCollectorRegistry, logger: Logger,
          moved: @escaping @Sendable ([StoredAlert]) -> Void = { _ in }) {
         self.store = store
         metrics = AlertMetrics(registry: registry)

@@ -2,16 +2,16 @@ import Foundation
 import Logging
 
 /// Packs readings more than a day old into compressed blocks
-/// (`SenseiStore.compact`): a pass when started, then one every `interval`
+/// (`MaintenanceStore.runCompactionPass`): a pass when started, then one every `interval`
 /// seconds, so an hour is packed within that long of becoming old enough.
 final class Compactor: Sendable {
     private let worker = WorkerThread(name: "sensei-compaction")
     private let pass: WorkerThread.Work
 
-    init(store: SenseiStore, interval: TimeInterval, pause: TimeInterval = 0.01, logger: Logger) {
+    init(store: any MaintenanceStore, interval: TimeInterval, pause: TimeInterval = 0.01, logger: Logger) {
         pass = { round in
             do {
-                let pass = try store.compact { round.pause(pause) }
+                let pass = try store.runCompactionPass(now: .now()) { round.pause(pause) }
                 if pass.packedHours > 0 {
                     logger.info("""
                         compaction: packed \(pass.packedReadings) readings into \(pass.packedHours) hour blocks \

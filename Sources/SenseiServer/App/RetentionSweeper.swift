@@ -8,10 +8,10 @@ final class RetentionSweeper: Sendable {
     private let worker = WorkerThread(name: "sensei-retention")
     private let pass: WorkerThread.Work
 
-    init(store: SenseiStore, interval: TimeInterval, pause: TimeInterval = 0.01, logger: Logger) {
+    init(store: any MaintenanceStore, interval: TimeInterval, pause: TimeInterval = 0.01, logger: Logger) {
         pass = { round in
             do {
-                let sweep = try store.sweepRetention { round.pause(pause) }
+                let sweep = try store.runRetentionSweep(now: .now()) { round.pause(pause) }
                 if sweep.deleted > 0 {
                     logger.info("""
                         retention: deleted \(sweep.deleted) readings in \(sweep.batches) batches; \

@@ -42,6 +42,9 @@ public final class SenseiApplication: Sendable {
     public static func databasePath(in dataDirectory: String) -> String { dataDirectory + "/sensei.sqlite" }
 
     public let configuration: Configuration
+    /// The SQLite store, opened here and handed to every part as the seams
+    /// it needs (`SensorStore`, `ReadingStore`, …): this is the one place
+    /// that knows the backend. Concrete for the tests, which audit its file.
     public let store: SenseiStore
     let metrics: ServerMetrics
     private let logger: Logger
@@ -154,7 +157,7 @@ public final class SenseiApplication: Sendable {
         return services
     }
 
-    static func routes(store: SenseiStore, metrics: ServerMetrics, streams: ReadingStreams,
+    static func routes(store: any SenseiStorage, metrics: ServerMetrics, streams: ReadingStreams,
                        alerts: AlertService, mqtt: MQTTSubscriber? = nil) -> Router {
         var router = Router()
         HealthRoutes(mqtt: mqtt).addRoutes(to: &router)
@@ -202,7 +205,7 @@ public final class SenseiApplication: Sendable {
     private static func ensureAdminToken(_ configuration: Configuration, store: SenseiStore, logger: Logger) throws {
         guard configuration.presharedToken?.isEmpty ?? true, try store.tokens().isEmpty else { return }
         let name = "admin-\(Timestamp.now().milliseconds)"
-        let secret = try store.createToken(name: name, scope: .admin)
+        let secret = try store.createToken(name: name, scope: .admin, at: .now())
         try DataDirectory.writeSecret(secret + "\n", to: configuration.tokenFilePath)
         logger.notice("no token existed: created admin token '\(name)'; it is in \(configuration.tokenFilePath)")
     }

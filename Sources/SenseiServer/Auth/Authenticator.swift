@@ -8,13 +8,13 @@ import Synchronization
 /// secret itself. The pre-shared `SENSEI_TOKEN` is an admin token kept only
 /// as a digest in memory.
 final class Authenticator: Sendable {
-    private let store: SenseiStore
+    private let store: any TokenStore
     private let presharedDigest: [UInt8]?
     private let logger: Logger
     /// When each token's last use was last written, to write it at most once a minute.
     private let lastRecorded = Mutex<[Int64: Int64]>([:])
 
-    init(store: SenseiStore, presharedToken: String?, logger: Logger) {
+    init(store: any TokenStore, presharedToken: String?, logger: Logger) {
         self.store = store
         self.presharedDigest = presharedToken.flatMap { $0.isEmpty ? nil : TokenSecret.digest(of: $0) }
         self.logger = logger

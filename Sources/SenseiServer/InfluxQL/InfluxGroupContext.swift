@@ -116,7 +116,7 @@ struct InfluxGroupContext {
         guard loMs <= hiMs, !ids.isEmpty else { return [] }
         var points: [InfluxPoint] = []
         do {
-            try executor.store.influxReadings(of: ids, from: loMs, through: hiMs, limit: limit) { _, ts, value in
+            try executor.store.influxReadings(of: ids, from: loMs, through: hiMs, ascending: true, limit: limit) { _, ts, value in
                 points.append(InfluxPoint(time: ts * 1_000_000, value: value))
             }
         } catch {

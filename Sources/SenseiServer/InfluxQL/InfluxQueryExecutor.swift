@@ -1,7 +1,7 @@
 /// Runs a query's statements one after the other, each to its own result:
 /// a failing statement is an error beside the others, as InfluxDB answers.
 struct InfluxQueryExecutor {
-    let store: SenseiStore
+    let store: any SensorStore & ReadingStore & RollupStore
 
     func run(_ statements: [InfluxStatement]) -> [(id: Int, result: InfluxStatementResult, zone: TimeZoneBox?)] {
         let now = InfluxTime.now()

@@ -34,7 +34,7 @@ struct InfluxGroup {
 /// select, aggregates over windows, or transformations (InfluxDB's `query/`
 /// plans the same three shapes).
 struct InfluxSelectExecutor {
-    let store: SenseiStore
+    let store: any ReadingStore & RollupStore
     let catalog: InfluxCatalog
     let now: Int64
     /// Guards on what one statement may hold, InfluxDB's `max-select-buckets`

@@ -4,7 +4,7 @@ import SenseiModels
 /// of the store's series ingest, so they share a group commit with whatever
 /// else is committing, and the call returns once they are durable.
 struct StoreMQTTSink: MQTTPointSink {
-    let store: SenseiStore
+    let store: any ReadingStore
 
     func store(_ points: [MQTTPoint]) -> MQTTStoreOutcome {
         let series = points.map { point in
@@ -48,7 +48,7 @@ struct StoreMQTTSink: MQTTPointSink {
     }
 
     /// One series-ingest call, waited for: it returns once the points are durable.
-    private static func ingest(_ series: [SeriesPoint], into store: SenseiStore) -> Result<SeriesIngestOutcome, any Error> {
-        GroupCommit.waitFor { completion in store.ingest(series, completion: completion) }
+    private static func ingest(_ series: [SeriesPoint], into store: any ReadingStore) -> Result<SeriesIngestOutcome, any Error> {
+        GroupCommit.waitFor { completion in store.ingest(series, allOrNothing: false, receivedAt: .now(), completion: completion) }
     }
 }

@@ -25,7 +25,7 @@ final class AlertMetrics: Sendable {
     }
 
     /// Reads the levels before an exposition.
-    func update(evaluator: AlertEvaluator, store: SenseiStore) throws {
+    func update(evaluator: AlertEvaluator, store: any AlertStore) throws {
         for (state, count) in evaluator.countsByState() { rules[state]?.set(to: Double(count)) }
         outboxPending.set(to: Double(try store.outboxCounts().pending))
     }

@@ -66,16 +66,14 @@ final class ServerMetrics: Sendable {
     }
 
     /// Counts the store's commits from its writer thread.
-    func observeCommits(of store: SenseiStore) {
+    func observeCommits(of store: any ReadingStore) {
         // The metrics, not `self`: the store would otherwise keep this alive.
-        store.groupCommit.onCommit.withLock { [commits, commitWrites, commitReadings] observer in
-            observer.append(CommitObserver { commit in
-                commits.increment()
-                commitWrites.record(Double(commit.writes))
-                // MetricsTests checks the sum.
-                commitReadings.record(Double(commit.stored.reduce(0) { $0 + $1.count }))
-            })
-        }
+        store.observeCommits(CommitObserver { [commits, commitWrites, commitReadings] commit in
+            commits.increment()
+            commitWrites.record(Double(commit.writes))
+            // MetricsTests checks the sum.
+            commitReadings.record(Double(commit.stored.reduce(0) { $0 + $1.count }))
+        })
     }
 
     /// Where connections and requests in flight are read from when scraped.
@@ -84,8 +82,8 @@ final class ServerMetrics: Sendable {
     }
 
     /// The exposition: the levels read now, then every metric.
-    func exposition(store: SenseiStore) throws -> Response {
-        databaseSize.set(to: Double(Self.fileSize(store.path) + Self.fileSize(store.path + "-wal")))
+    func exposition(store: any SensorStore & MaintenanceStore) throws -> Response {
+        databaseSize.set(to: Double(store.storedBytes()))
         sensors.set(to: Double(try store.sensorCount()))
         if let server = http.withLock({ $0.server }) {
             connectionsOpen.set(to: Double(server.openConnections))
@@ -96,12 +94,6 @@ final class ServerMetrics: Sendable {
         body.reserveCapacity(32 * 1024)
         registry.emit(into: &body)
         return Response(status: 200, headers: [("Content-Type", Self.contentType)], body: body)
-    }
-
-    /// 0 for a file that is not there (no WAL yet).
-    private static func fileSize(_ path: String) -> Int {
-        var info = stat()
-        return stat(path, &info) == 0 ? Int(info.st_size) : 0
     }
 }
 

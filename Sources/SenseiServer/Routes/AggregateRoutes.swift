@@ -3,7 +3,7 @@ import SenseiModels
 /// A sensor's minute and hour aggregates, paged oldest first: what a
 /// dashboard keeps of history beyond its raw window, synced incrementally.
 struct AggregateRoutes {
-    let store: SenseiStore
+    let store: any RollupStore
     static let maximumLimit = 10_000
 
     func addRoutes(to router: inout Router) {

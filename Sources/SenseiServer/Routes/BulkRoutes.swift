@@ -9,7 +9,7 @@ import SenseiModels
 /// split across pages. `next` (null at the end) is passed back as `cursor`
 /// with the same other parameters.
 struct BulkRoutes {
-    let store: SenseiStore
+    let store: any ReadingStore & RollupStore
     static let defaultLimit = 10_000
     static let maximumLimit = 100_000
 

@@ -7,7 +7,7 @@ import SenseiModels
 /// store), `epoch`, `pretty`, `chunked`. A parse error is a 400; a failing
 /// statement an error beside the others in a 200.
 struct InfluxQueryRoutes {
-    let store: SenseiStore
+    let store: any SensorStore & ReadingStore & RollupStore
 
     func addRoutes(to router: inout Router) {
         router.add("GET", "/query", scope: .read) { request, _ in query(request) }

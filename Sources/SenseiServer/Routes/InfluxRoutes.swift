@@ -6,7 +6,7 @@ import SenseiModels
 /// Lines become sensors as `LineSeries` says; answers follow InfluxDB's per API
 /// version (`InfluxResponses`), and a 204 only once the commit is durable.
 struct InfluxRoutes {
-    let store: SenseiStore
+    let store: any ReadingStore
     let metrics: ServerMetrics
     /// InfluxDB's default `max-body-size` (25 MB), applied to gzip bodies once
     /// inflated; a plain body is under the server's body limit already.
@@ -80,7 +80,7 @@ struct InfluxRoutes {
         // failure to note it must not refuse the points.
         if let database = request.query[version == .v1 ? "db" : "bucket"] { try? store.recordInfluxDatabase(database) }
         guard !batches.isEmpty else { return reply(.success(InfluxResponses.noContent())) }
-        store.ingest(batches, receivedAt: receivedAt) { result in
+        store.ingest(batches, allOrNothing: false, receivedAt: receivedAt) { result in
             reply(result.map { outcome in
                 metrics.readingsAccepted(outcome.accepted)
                 return Self.response(for: outcome, parseErrors: errors, version)

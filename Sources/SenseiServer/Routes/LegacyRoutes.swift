@@ -3,7 +3,7 @@ import SenseiModels
 /// The seed project's API, which deployed ESP32 firmware speaks. Its shapes
 /// and messages are frozen: change nothing here that a device could notice.
 struct LegacyRoutes {
-    let store: SenseiStore
+    let store: any ReadingStore
     let metrics: ServerMetrics
 
     func addRoutes(to router: inout Router) {

@@ -1,6 +1,6 @@
 /// `GET /metrics`: the Prometheus text exposition, for a read token.
 struct MetricsRoutes {
-    let store: SenseiStore
+    let store: any SensorStore & AlertStore & MaintenanceStore
     let metrics: ServerMetrics
     let alerts: AlertService
 

@@ -2,7 +2,7 @@ import SenseiModels
 
 /// A sensor's readings: listing, aggregating, CSV export and posting.
 struct ReadingRoutes {
-    let store: SenseiStore
+    let store: any ReadingStore & RollupStore
     let metrics: ServerMetrics
     static let maximumLimit = 10_000
     static let maximumBuckets = 2_000

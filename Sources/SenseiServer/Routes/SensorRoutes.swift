@@ -3,7 +3,7 @@ import Synchronization
 
 /// Sensors and their metadata.
 struct SensorRoutes {
-    let store: SenseiStore
+    let store: any SensorStore & AlertStore
     /// A deleted sensor takes its alert rules with it: the evaluator drops
     /// them and the live stream says so.
     let alerts: AlertService
@@ -84,7 +84,7 @@ struct SensorRoutes {
             units: try RequestDecoding.string("units", in: object, maximumLength: 50) ?? "",
             valueType: try RequestDecoding.valueType(in: object) ?? .float,
             retentionDays: try RequestDecoding.retentionDays(in: object) ?? nil,
-            labels: try RequestDecoding.labels(in: object) ?? [:])
+            labels: try RequestDecoding.labels(in: object) ?? [:], at: .now())
         return .json(status: 201) { sensor.write(to: &$0) }
     }
 
@@ -101,7 +101,7 @@ struct SensorRoutes {
             units: try RequestDecoding.string("units", in: object, maximumLength: 50),
             valueType: try RequestDecoding.valueType(in: object),
             retentionDays: try RequestDecoding.retentionDays(in: object),
-            labels: try RequestDecoding.labelPatch(in: object))
+            labels: try RequestDecoding.labelPatch(in: object), at: .now())
         return .json { sensor.write(to: &$0) }
     }
 

@@ -2,7 +2,7 @@ import SenseiModels
 
 /// `GET /stream`: committed readings as server-sent events, as they commit.
 struct StreamRoutes {
-    let store: SenseiStore
+    let store: any SensorStore
     let streams: ReadingStreams
     /// Longest `timeout` accepted, in seconds (a day).
     static let maximumTimeout = 86_400

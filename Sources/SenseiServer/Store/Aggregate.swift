@@ -24,9 +24,9 @@ struct Aggregate: Equatable {
         self.init(count: 1, sum: value, min: value, max: value)
     }
 
-    /// Columns `count, sum, min, max` from `offset` on, as the rollup tables hold them.
-    init(_ row: Row, from offset: Int) {
-        self.init(count: row[offset], sum: row[offset + 1], min: row[offset + 2], max: row[offset + 3])
+    /// Columns `count`, `sum`, `min` and `max`, as the rollup tables name them.
+    init(row: Row) {
+        self.init(count: row["count"], sum: row["sum"], min: row["min"], max: row["max"])
     }
 
     var isEmpty: Bool { count == 0 }

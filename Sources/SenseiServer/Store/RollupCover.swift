@@ -54,10 +54,10 @@ struct RollupCover {
         var cut: [(lo: Int64, hi: Int64)] = []
         let rows = try Row.fetchCursor(statement, arguments: [sensorID, level.start(of: lo), hi])
         while let row = try rows.next() {
-            let start: Int64 = row[0]
+            let start: Int64 = row["start"]
             let end = start + level.width - 1
             if start >= lo, end <= hi, spans.span(of: start) == spans.span(of: end) {
-                aggregates[spans.span(of: start)].merge(Aggregate(row, from: 1))
+                aggregates[spans.span(of: start)].merge(Aggregate(row: row))
             } else {
                 cut.append((max(start, lo), min(end, hi)))
             }

@@ -3,30 +3,15 @@ import SenseiModels
 
 /// Alert rules, their persisted state and the notification outbox.
 extension SenseiStore {
-    private static let alertColumns = """
-        a.id, a.name, a.sensor_id, a.condition, a.threshold, a.for_seconds, a.hysteresis, a.repeat_seconds,
-        a.notify, a.state, a.since, a.value, a.judged_ts, a.notified_at, s.code
-        """
-
-    private static func alert(from row: Row) -> StoredAlert {
-        let notify = (try? JSONParser.parse(row[8] as String))?.arrayValue?.compactMap(\.stringValue) ?? []
-        let rule = AlertRule(
-            name: row[1], sensorID: row[2], condition: AlertCondition(rawValue: row[3]) ?? .above,
-            threshold: row[4], forSeconds: row[5], hysteresis: row[6], repeatSeconds: row[7], notify: notify)
-        let status = AlertStatus(state: AlertState(rawValue: row[9]) ?? .ok, since: row[10], value: row[11],
-                                 judgedTimestamp: row[12], notifiedAt: row[13])
-        return StoredAlert(id: row[0], rule: rule, status: status, sensorCode: row[14])
-    }
-
     /// Every rule, oldest first.
     public func alerts() throws -> [StoredAlert] {
         try pool.read { db in try Self.fetchAlerts(in: db) }
     }
 
     static func fetchAlerts(in db: Database) throws -> [StoredAlert] {
-        try Row.fetchAll(db, sql: """
-            SELECT \(alertColumns) FROM alert_rules a JOIN sensors s ON s.id = a.sensor_id ORDER BY a.id
-            """).map(alert(from:))
+        try StoredAlert.fetchAll(db, sql: """
+            SELECT \(StoredAlert.columns) FROM alert_rules a JOIN sensors s ON s.id = a.sensor_id ORDER BY a.id
+            """)
     }
 
     public func alert(id: Int64) throws -> StoredAlert? {
@@ -34,9 +19,9 @@ extension SenseiStore {
     }
 
     static func fetchAlert(id: Int64, in db: Database) throws -> StoredAlert? {
-        try Row.fetchOne(db, sql: """
-            SELECT \(alertColumns) FROM alert_rules a JOIN sensors s ON s.id = a.sensor_id WHERE a.id = ?
-            """, arguments: [id]).map(alert(from:))
+        try StoredAlert.fetchOne(db, sql: """
+            SELECT \(StoredAlert.columns) FROM alert_rules a JOIN sensors s ON s.id = a.sensor_id WHERE a.id = ?
+            """, arguments: [id])
     }
 
     /// Stores a new rule, `ok`. It judges readings newer than the sensor's
@@ -97,46 +82,55 @@ extension SenseiStore {
         [status.state.rawValue, status.since, status.value, status.judgedTimestamp, status.notifiedAt]
     }
 
-    /// Stores a rule's new status and, in the same transaction, one outbox
-    /// entry per notify URL when a person is to be told. Returns how many
-    /// entries it queued, or -1 if the rule is gone (deleted meanwhile, or
-    /// with its sensor).
-    static func saveAlertStatus(id: Int64, _ status: AlertStatus, notice: AlertJudge.Notice?, at now: Int64,
-                                in db: Database) throws -> Int {
+    /// Stores each change and, in the same transaction, one outbox entry per
+    /// notify URL when a person is to be told, with the body `notification`
+    /// makes of the stored rule and sensor. `completion` runs on the writer
+    /// thread once committed; the caller does not wait.
+    func saveAlertChanges(_ changes: [AlertStatusChange], at now: Int64,
+                          notification: @escaping @Sendable (AlertTransition) -> String,
+                          completion: @escaping @Sendable (Result<SavedAlertChanges, any Error>) -> Void) {
+        groupCommit.submit({ db in
+            var saved = SavedAlertChanges()
+            for change in changes {
+                let queued = try Self.saveAlertStatus(change, notification: notification, at: now, in: db)
+                if queued < 0 { saved.gone.append(change.id) } else { saved.queued += queued }
+                if queued >= 0, change.moved, let alert = try Self.fetchAlert(id: change.id, in: db) {
+                    saved.moved.append(alert)
+                }
+            }
+            return saved
+        }, completion: completion)
+    }
+
+    /// One change of `saveAlertChanges`: how many entries it queued, or -1 if
+    /// the rule is gone (deleted meanwhile, or with its sensor).
+    private static func saveAlertStatus(_ change: AlertStatusChange,
+                                        notification: (AlertTransition) -> String,
+                                        at now: Int64, in db: Database) throws -> Int {
         try db.execute(sql: """
             UPDATE alert_rules SET state = ?, since = ?, value = ?, judged_ts = ?, notified_at = ? WHERE id = ?
-            """, arguments: statusArguments(status) + [id])
+            """, arguments: statusArguments(change.status) + [change.id])
         guard db.changesCount > 0 else { return -1 }
-        guard let notice, let stored = try fetchAlert(id: id, in: db),
+        guard let notice = change.notice, let stored = try fetchAlert(id: change.id, in: db),
               let sensor = try fetchSensor(.id(stored.rule.sensorID), in: db) else { return 0 }
-        let info = AlertPayload.SensorInfo(id: sensor.id, code: sensor.code, name: sensor.name, units: sensor.units)
-        let payload = AlertPayload.json(ruleID: id, rule: stored.rule, sensor: info, notice: notice,
-                                        status: status, at: now)
+        let payload = notification(AlertTransition(alert: stored, sensor: sensor, notice: notice, at: now))
         for url in stored.rule.notify {
             try db.execute(sql: """
                 INSERT INTO alert_outbox (rule_id, url, payload, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?)
-                """, arguments: [id, url, payload, now, now])
+                """, arguments: [change.id, url, payload, now, now])
         }
         return stored.rule.notify.count
     }
 }
 
-/// A notification waiting in the outbox.
-struct OutboxEntry: Sendable, Equatable {
-    var id: Int64
-    var url: String
-    var payload: String
-    var attempts: Int
-    var nextAttemptAt: Int64
-}
 
 extension SenseiStore {
     /// Notifications still to deliver, oldest first.
     func pendingNotifications() throws -> [OutboxEntry] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT id, url, payload, attempts, next_attempt_at FROM alert_outbox WHERE failed_at IS NULL ORDER BY id
-                """).map { OutboxEntry(id: $0[0], url: $0[1], payload: $0[2], attempts: $0[3], nextAttemptAt: $0[4]) }
+            try OutboxEntry.fetchAll(db, sql: """
+                SELECT \(OutboxEntry.columns) FROM alert_outbox WHERE failed_at IS NULL ORDER BY id
+                """)
         }
     }
 
@@ -160,10 +154,11 @@ extension SenseiStore {
     func outboxCounts() throws -> (pending: Int, failed: Int) {
         try pool.read { db in
             let row = try Row.fetchOne(db, sql: """
-                SELECT count(*) FILTER (WHERE failed_at IS NULL), count(*) FILTER (WHERE failed_at IS NOT NULL)
+                SELECT count(*) FILTER (WHERE failed_at IS NULL) AS pending,
+                       count(*) FILTER (WHERE failed_at IS NOT NULL) AS failed
                 FROM alert_outbox
                 """)
-            return (row?[0] ?? 0, row?[1] ?? 0)
+            return (row?["pending"] ?? 0, row?["failed"] ?? 0)
         }
     }
 }

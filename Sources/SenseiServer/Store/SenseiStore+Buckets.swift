@@ -50,7 +50,8 @@ extension SenseiStore {
             return spans.buckets(from: aggregates)
         }
         let statement = try db.cachedStatement(sql: """
-            SELECT min((ts - ?1) * ?2 / max(?3, 1), ?2 - 1) AS span, avg(value), min(value), max(value), count(*)
+            SELECT min((ts - ?1) * ?2 / max(?3, 1), ?2 - 1) AS span, avg(value) AS mean, min(value) AS min,
+                   max(value) AS max, count(*) AS count
             FROM readings
             WHERE sensor_id = ?4 AND ts >= ?1 AND ts <= ?5
             GROUP BY span ORDER BY span
@@ -60,9 +61,8 @@ extension SenseiStore {
         ])
         var buckets: [Bucket] = []
         while let row = try rows.next() {
-            let span: Int = row[0]
-            buckets.append(Bucket(timestamp: Timestamp(milliseconds: spans.start(ofSpan: span)),
-                                  mean: row[1], min: row[2], max: row[3], count: row[4]))
+            buckets.append(Bucket(timestamp: Timestamp(milliseconds: spans.start(ofSpan: row["span"])),
+                                  mean: row["mean"], min: row["min"], max: row["max"], count: row["count"]))
         }
         return buckets
     }

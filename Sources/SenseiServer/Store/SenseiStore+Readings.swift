@@ -153,7 +153,7 @@ extension SenseiStore {
                 """)
             let rows = try Row.fetchCursor(statement, arguments: [sensor.id, lo, hi, query.limit, query.offset])
             while let row = try rows.next() {
-                readings.append(Reading(timestamp: Timestamp(milliseconds: row[0]), value: row[1]))
+                readings.append(Reading(timestamp: Timestamp(milliseconds: row["ts"]), value: row["value"]))
             }
             return (sensor, readings)
         }

@@ -76,10 +76,10 @@ extension SenseiStore {
         let start = clock.now
         guard let row = try Row.fetchOne(db, sql: "SELECT retention_days, rollups_until FROM sensors WHERE id = ?",
                                          arguments: [sensorID]),
-              let days = row[0] as Int64? else {
+              let days = row["retention_days"] as Int64? else {
             return RetentionBatch(deleted: 0, isLast: true, held: clock.now - start)
         }
-        let rollupsUntil: Int64? = row[1]
+        let rollupsUntil: Int64? = row["rollups_until"]
         let cutoff = now.milliseconds - days * millisecondsPerDay
         // A packed hour the cutoff falls inside goes back to readings, to be
         // cut like any other; packed hours wholly before it go whole.
@@ -132,8 +132,8 @@ extension SenseiStore {
         var total = 0
         var last: Int64?
         while let row = try rows.next() {
-            last = (row[0] as Int64) + PackedHours.width - 1
-            total += row[1] as Int
+            last = (row["start"] as Int64) + PackedHours.width - 1
+            total += row["count"] as Int
             if total >= limit { break }
         }
         return last

@@ -2,10 +2,28 @@ import GRDB
 import SenseiModels
 
 extension SenseiStore {
-    static let sensorColumns = """
-        id, code, name, units, value_type, created_at, updated_at, reading_count, latest_ts, latest_value,
-        retention_days
-        """
+    /// The columns a sensor is read from, in select order: the C-API read
+    /// (`sensor(from:)`) names each by its case, and the select list is made
+    /// from the cases, so the two cannot drift.
+    enum SensorColumn: Int32, CaseIterable {
+        case id, code, name, units, valueType, createdAt, updatedAt, readingCount, latestTs, latestValue,
+             retentionDays
+
+        var sql: String {
+            switch self {
+            case .valueType: "value_type"
+            case .createdAt: "created_at"
+            case .updatedAt: "updated_at"
+            case .readingCount: "reading_count"
+            case .latestTs: "latest_ts"
+            case .latestValue: "latest_value"
+            case .retentionDays: "retention_days"
+            default: "\(self)"
+            }
+        }
+    }
+
+    static let sensorColumns = SensorColumn.allCases.map(\.sql).joined(separator: ", ")
 
     /// Every sensor, oldest first; with `labels`, only those carrying every
     /// one of those pairs.
@@ -45,16 +63,21 @@ extension SenseiStore {
         }
     }
 
-    /// A row of `sensorColumns`, read through the C API.
+    /// A row of `sensorColumns`, read through the C API (10,000 sensors a
+    /// list: no `Row` a sensor).
     static func sensor(from columns: BoundStatement.Columns) -> Sensor {
-        let latest = columns.optionalInt64(8).map {
-            Reading(timestamp: Timestamp(milliseconds: $0), value: columns.double(9))
+        typealias C = SensorColumn
+        let latest = columns.optionalInt64(C.latestTs.rawValue).map {
+            Reading(timestamp: Timestamp(milliseconds: $0), value: columns.double(C.latestValue.rawValue))
         }
         return Sensor(
-            id: columns.int64(0), code: columns.text(1), name: columns.text(2), units: columns.text(3),
-            valueType: ValueType(rawValue: columns.text(4)) ?? .float,
-            createdAt: Timestamp(milliseconds: columns.int64(5)), updatedAt: Timestamp(milliseconds: columns.int64(6)),
-            latest: latest, count: Int(columns.int64(7)), retentionDays: columns.optionalInt(10))
+            id: columns.int64(C.id.rawValue), code: columns.text(C.code.rawValue), name: columns.text(C.name.rawValue),
+            units: columns.text(C.units.rawValue),
+            valueType: ValueType(rawValue: columns.text(C.valueType.rawValue)) ?? .float,
+            createdAt: Timestamp(milliseconds: columns.int64(C.createdAt.rawValue)),
+            updatedAt: Timestamp(milliseconds: columns.int64(C.updatedAt.rawValue)),
+            latest: latest, count: Int(columns.int64(C.readingCount.rawValue)),
+            retentionDays: columns.optionalInt(C.retentionDays.rawValue))
     }
 
     public func sensor(_ reference: SensorReference) throws -> Sensor? {
@@ -161,8 +184,8 @@ extension SenseiStore {
     /// The tables (and their column) that schema.sql declares `REFERENCES sensors(id)`.
     static func tablesOwnedBySensors(in db: Database) throws -> [(table: String, column: String)] {
         try Row.fetchAll(db, sql: """
-            SELECT m.name, f."from" FROM sqlite_schema m, pragma_foreign_key_list(m.name) f
+            SELECT m.name AS "table", f."from" AS "column" FROM sqlite_schema m, pragma_foreign_key_list(m.name) f
             WHERE m.type = 'table' AND f."table" = 'sensors' ORDER BY m.name
-            """).map { ($0[0], $0[1]) }
+            """).map { ($0["table"], $0["column"]) }
     }
 }

@@ -11,6 +11,16 @@ public struct TokenInfo: Sendable, Equatable {
     public var lastUsedAt: Timestamp?
 }
 
+extension TokenInfo: FetchableRecord {
+    static let columns = "id, name, scope, created_at, last_used_at"
+
+    public init(row: Row) {
+        self.init(id: row["id"], name: row["name"], scope: Scope(rawValue: row["scope"]) ?? .read,
+                  createdAt: Timestamp(milliseconds: row["created_at"]),
+                  lastUsedAt: (row["last_used_at"] as Int64?).map(Timestamp.init(milliseconds:)))
+    }
+}
+
 extension SenseiStore {
     /// Creates a token and returns its secret, which only the caller ever sees.
     public func createToken(name: String, scope: Scope, at now: Timestamp = .now()) throws -> String {
@@ -28,12 +38,7 @@ extension SenseiStore {
 
     public func tokens() throws -> [TokenInfo] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, name, scope, created_at, last_used_at FROM tokens ORDER BY name")
-                .map { row in
-                    TokenInfo(id: row[0], name: row[1], scope: Scope(rawValue: row[2]) ?? .read,
-                              createdAt: Timestamp(milliseconds: row[3]),
-                              lastUsedAt: (row[4] as Int64?).map(Timestamp.init(milliseconds:)))
-                }
+            try TokenInfo.fetchAll(db, sql: "SELECT \(TokenInfo.columns) FROM tokens ORDER BY name")
         }
     }
 

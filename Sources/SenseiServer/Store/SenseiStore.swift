@@ -2,6 +2,7 @@ import CSenseiSchema
 import Foundation
 import GRDB
 import SenseiModels
+import SenseiSQLite
 
 /// The server's SQLite database: sensors, their readings and the API tokens.
 ///
@@ -12,86 +13,6 @@ import SenseiModels
 public final class SenseiStore: Sendable {
     /// The schema version `schema.sql` declares with `PRAGMA user_version`.
     public static let schemaVersion = 7
-
-    /// What takes a database of version `n` (the key) to `n + 1`, so that it
-    /// ends as `schema.sql` makes a new one (columns, types, constraints and
-    /// order; only the text SQLite keeps for the table differs).
-    static let migrations: [Int: String] = [
-        1: "ALTER TABLE sensors ADD COLUMN retention_days INTEGER CHECK (retention_days > 0)",
-        // Version 2 rolled every reading up as it came: its rollups hold them
-        // all, up to the minute after the newest.
-        2: """
-            ALTER TABLE sensors ADD COLUMN rollups_until INTEGER;
-            UPDATE sensors SET rollups_until = latest_ts - ((latest_ts % 60000) + 60000) % 60000 + 60000
-            WHERE latest_ts IS NOT NULL;
-            """,
-        // Packed hours start empty: the compactor packs the old readings
-        // afterwards, hour by hour, each in a transaction of its own.
-        3: """
-            CREATE TABLE reading_blocks (
-                sensor_id INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
-                start     INTEGER NOT NULL,
-                count     INTEGER NOT NULL,
-                data      BLOB    NOT NULL,
-                PRIMARY KEY (sensor_id, start)
-            );
-            """,
-        // Labels and the series of ingest paths.
-        4: """
-            ALTER TABLE sensors ADD COLUMN name_from_ingest INTEGER NOT NULL DEFAULT 0 CHECK (name_from_ingest IN (0, 1));
-            ALTER TABLE sensors ADD COLUMN units_from_ingest INTEGER NOT NULL DEFAULT 0 CHECK (units_from_ingest IN (0, 1));
-            CREATE TABLE sensor_labels (
-                sensor_id INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
-                key       TEXT    NOT NULL,
-                value     TEXT    NOT NULL,
-                PRIMARY KEY (sensor_id, key)
-            ) WITHOUT ROWID;
-            CREATE INDEX sensor_labels_by_pair ON sensor_labels (key, value);
-            CREATE TABLE series (
-                identity  TEXT    NOT NULL PRIMARY KEY,
-                sensor_id INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE
-            ) WITHOUT ROWID;
-            CREATE INDEX series_by_sensor ON series (sensor_id);
-            """,
-        // Alert rules and their notification outbox.
-        5: """
-            CREATE TABLE alert_rules (
-                id             INTEGER PRIMARY KEY AUTOINCREMENT,
-                name           TEXT    NOT NULL,
-                sensor_id      INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
-                condition      TEXT    NOT NULL CHECK (condition IN ('above', 'below', 'silent')),
-                threshold      REAL,
-                for_seconds    INTEGER NOT NULL DEFAULT 0 CHECK (for_seconds >= 0),
-                hysteresis     REAL    NOT NULL DEFAULT 0 CHECK (hysteresis >= 0),
-                repeat_seconds INTEGER CHECK (repeat_seconds > 0),
-                notify         TEXT    NOT NULL,
-                state          TEXT    NOT NULL DEFAULT 'ok' CHECK (state IN ('ok', 'pending', 'firing')),
-                since          INTEGER NOT NULL,
-                value          REAL,
-                judged_ts      INTEGER,
-                notified_at    INTEGER,
-                created_at     INTEGER NOT NULL
-            );
-            CREATE INDEX alert_rules_by_sensor ON alert_rules (sensor_id);
-            CREATE TABLE alert_outbox (
-                id              INTEGER PRIMARY KEY AUTOINCREMENT,
-                rule_id         INTEGER NOT NULL,
-                url             TEXT    NOT NULL,
-                payload         TEXT    NOT NULL,
-                attempts        INTEGER NOT NULL DEFAULT 0,
-                next_attempt_at INTEGER NOT NULL,
-                last_error      TEXT,
-                failed_at       INTEGER,
-                created_at      INTEGER NOT NULL
-            );
-            """,
-        // The database names InfluxDB clients used, for SHOW DATABASES.
-        6: """
-            CREATE TABLE influx_databases (
-                name TEXT NOT NULL PRIMARY KEY
-            ) WITHOUT ROWID;
-            """,
-    ]
 
     /// schema.sql as compiled into the binary.
     public static var schemaSQL: String { String(cString: sensei_schema_sql()) }
@@ -144,9 +65,11 @@ public final class SenseiStore: Sendable {
         groupCommit.stop()
     }
 
+    /// Makes a new file `schema.sql`'s, upgrades an older one in place
+    /// (`SchemaMigrator`, one transaction), refuses a newer or a foreign one.
     private static func applySchema(to pool: DatabasePool) throws {
         try pool.barrierWriteWithoutTransaction { db in
-            let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            let version = try migrator.foundVersion(in: db)
             if version == 0 {
                 let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
                 guard tables == 0 else { throw StoreError.notASenseiDatabase }
@@ -154,28 +77,16 @@ public final class SenseiStore: Sendable {
                 // only takes by a VACUUM), so outside the schema's transaction.
                 try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
                 try db.execute(sql: "VACUUM")
-                try db.inTransaction(.exclusive) {
-                    try db.execute(sql: schemaSQL)
-                    return .commit
-                }
+                try migrator.create(in: db)
             } else if version > schemaVersion {
                 throw StoreError.newerSchema(version)
             } else if version < schemaVersion {
-                try migrate(db, from: version)
+                do {
+                    try migrator.upgrade(db, from: version)
+                } catch SchemaMigratorError.noStep {
+                    throw StoreError.notASenseiDatabase
+                }
             }
-        }
-    }
-
-    /// Upgrades an older database in place, in one transaction: a failure
-    /// (a full disk, a crash) leaves it as it was, at its old version.
-    private static func migrate(_ db: Database, from version: Int) throws {
-        try db.inTransaction(.exclusive) {
-            for step in version..<schemaVersion {
-                guard let sql = migrations[step] else { throw StoreError.notASenseiDatabase }
-                try db.execute(sql: sql)
-            }
-            try db.execute(sql: "PRAGMA user_version = \(schemaVersion)")
-            return .commit
         }
     }
 

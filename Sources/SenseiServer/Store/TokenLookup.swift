@@ -33,7 +33,7 @@ final class TokenLookup: Sendable {
             if let cached { return cached }
             let statement = try db.cachedStatement(sql: "SELECT id, scope FROM tokens WHERE digest = ?")
             guard let row = try Row.fetchOne(statement, arguments: [Data(digest)]) else { return nil }
-            let token: (id: Int64, scope: Scope) = (row[0], Scope(rawValue: row[1]) ?? .read)
+            let token: (id: Int64, scope: Scope) = (row["id"], Scope(rawValue: row["scope"]) ?? .read)
             cache.withLock { cache in
                 if cache.version == version { cache.tokens[digest] = token }
             }

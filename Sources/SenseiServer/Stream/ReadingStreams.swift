@@ -47,12 +47,10 @@ public final class ReadingStreams: Sendable {
     private let state = Mutex(State())
     private let ticker = WorkerThread(name: "sensei-streams")
 
-    public init(configuration: Configuration, store: SenseiStore) {
+    init(configuration: Configuration, store: any ReadingStore) {
         self.configuration = configuration
         self.tap = store.tap
-        store.groupCommit.onCommit.withLock { observers in
-            observers.append(CommitObserver { [weak self] commit in self?.publish(commit.stored) })
-        }
+        store.observeCommits(CommitObserver { [weak self] commit in self?.publish(commit.stored) })
     }
 
     /// Starts the heartbeats and deadlines.

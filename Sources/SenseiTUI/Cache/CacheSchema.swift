@@ -1,4 +1,5 @@
 import GRDB
+import SenseiSQLite
 
 /// The cache's tables, versioned with `PRAGMA user_version`.
 ///
@@ -66,26 +67,35 @@ enum CacheSchema {
         ) WITHOUT ROWID;
         """
 
-    /// What brings a file of version `key` to `key + 1`, keeping the user's
-    /// order and the readings.
-    static let upgrades: [Int: String] = [
-        1: "ALTER TABLE sensors ADD COLUMN audited_at INTEGER",
-        2: "ALTER TABLE sensors ADD COLUMN labels TEXT NOT NULL DEFAULT '{}'",
+    /// A new file gets `sql`; an older one runs the steps from its version on,
+    /// keeping the user's order and the readings. Step `n` is the old
+    /// `upgrades[n]` (it takes `user_version` n to n + 1; see `SchemaMigrator`).
+    static let migrator: SchemaMigrator = {
+        var migrator = SchemaMigrator(version: version) { db in
+            // A file from a newer sensei is rebuilt: it is only a cache.
+            for table in ["rollups", "readings", "metadata", "sensors"] {
+                try db.execute(sql: "DROP TABLE IF EXISTS \(table)")
+            }
+            try db.execute(sql: sql)
+        }
+        migrator.registerStep(from: 1, sql: "ALTER TABLE sensors ADD COLUMN audited_at INTEGER")
+        migrator.registerStep(from: 2, sql: "ALTER TABLE sensors ADD COLUMN labels TEXT NOT NULL DEFAULT '{}'")
         // Rollups were 5-minute granules and multiples of four; now minutes
         // and hours, as the server sends them. Refilled from the readings
-        // (every reading was kept until then) by `rebuildAllRollups`.
-        3: """
+        // (every reading was kept until then) once the file is current.
+        migrator.registerStep(from: 3, sql: """
             ALTER TABLE sensors ADD COLUMN raw_from INTEGER;
             ALTER TABLE sensors ADD COLUMN minute_from INTEGER;
             ALTER TABLE sensors ADD COLUMN backfilled INTEGER NOT NULL DEFAULT 1;
             DELETE FROM rollups;
-            """,
-        4: """
+            """)
+        migrator.registerStep(from: 4, sql: """
             ALTER TABLE sensors ADD COLUMN synced_latest INTEGER;
             ALTER TABLE sensors ADD COLUMN synced_count INTEGER;
             ALTER TABLE sensors ADD COLUMN retention_days INTEGER;
-            """,
-    ]
+            """)
+        return migrator
+    }()
 
     /// Creates the tables in a new file and upgrades an older one. A file from
     /// a newer sensei is rebuilt: it is only a cache, and the next sync fills
@@ -93,38 +103,16 @@ enum CacheSchema {
     /// version, nil otherwise.
     static func apply(to pool: DatabasePool) throws -> String? {
         try pool.barrierWriteWithoutTransaction { db in
-            let found = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            let found = try migrator.foundVersion(in: db)
             guard found != version else { return nil }
-            var note: String?
-            try db.inTransaction(.exclusive) {
-                if found > 0 && found < version {
-                    for step in found..<version {
-                        guard let upgrade = upgrades[step] else { throw CacheSchemaError.noUpgrade(from: step) }
-                        try db.execute(sql: upgrade)
-                    }
+            if found > 0 && found < version {
+                try migrator.upgrade(db, from: found) { db in
                     if found <= 3 { try SensorCache.rebuildAllRollups(in: db) }
-                    note = "cache upgraded from version \(found) to \(version) in place; nothing cached was lost"
-                } else {
-                    for table in ["rollups", "readings", "metadata", "sensors"] {
-                        try db.execute(sql: "DROP TABLE IF EXISTS \(table)")
-                    }
-                    try db.execute(sql: sql)
-                    if found > version { note = "cache from a newer sensei (version \(found)) rebuilt" }
                 }
-                try db.execute(sql: "PRAGMA user_version = \(version)")
-                return .commit
+                return "cache upgraded from version \(found) to \(version) in place; nothing cached was lost"
             }
-            return note
-        }
-    }
-}
-
-enum CacheSchemaError: Error, CustomStringConvertible {
-    case noUpgrade(from: Int)
-
-    var description: String {
-        switch self {
-        case .noUpgrade(let version): "no upgrade from cache version \(version)"
+            try migrator.create(in: db)
+            return found > version ? "cache from a newer sensei (version \(found)) rebuilt" : nil
         }
     }
 }
