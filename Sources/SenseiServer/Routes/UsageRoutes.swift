@@ -3,7 +3,7 @@ import SenseiModels
 /// A sensor's usage per hour, day, week or month of a time zone: a counter's
 /// increase or a gauge's integral (docs/energy.md).
 struct UsageRoutes {
-    let store: SenseiStore
+    let store: any ReadingStore
     /// Enough for a year of hours; a longer range by hour is a 400.
     static let maximumIntervals = 10_000
 
