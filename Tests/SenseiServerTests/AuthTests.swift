@@ -17,6 +17,7 @@ struct AuthTests {
         ("GET", "/sensors/first/data", nil, .read),
         ("GET", "/sensors/first/data.csv", nil, .read),
         ("GET", "/sensors/first/aggregates?level=hour", nil, .read),
+        ("GET", "/sensors/first/usage?interval=day", nil, .read),
         ("GET", "/readings", nil, .read),
         ("GET", "/aggregates?level=minute", nil, .read),
         ("POST", "/sensors/first/data", #"{"value":1}"#, .write),
