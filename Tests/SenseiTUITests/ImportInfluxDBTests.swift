@@ -39,7 +39,7 @@ import Testing
     }
 
     static func influx() throws -> InfluxDBServer {
-        switch InfluxDBServer.shared {
+        switch InfluxDBServer.forImports {
         case .success(let server): return server
         case .failure(let reason): throw reason
         }

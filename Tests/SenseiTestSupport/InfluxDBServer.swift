@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -13,19 +14,26 @@ package final class InfluxDBServer: @unchecked Sendable {
     package let directory: String
     private let process: ChildProcess
 
-    /// The one instance, or why there is none (no `influxd` on this machine).
-    package static let shared: Result<InfluxDBServer, InfluxDBUnavailable> = {
+    /// The differential test's instance, or why there is none (no `influxd` on this machine).
+    package static let shared = start()
+    /// The import tests' own instance: their databases would otherwise show in
+    /// the differential test's `SHOW DATABASES` when the two run at once.
+    package static let forImports = start()
+
+    private static func start() -> Result<InfluxDBServer, InfluxDBUnavailable> {
         do {
             let server = try InfluxDBServer()
-            runningServer = server
-            atexit { runningServer?.stop() }
+            runningServers.withLock { servers in
+                if servers.isEmpty { atexit { runningServers.withLock { $0.forEach { $0.stop() } } } }
+                servers.append(server)
+            }
             return .success(server)
         } catch let error as InfluxDBUnavailable {
             return .failure(error)
         } catch {
             return .failure(InfluxDBUnavailable(description: "\(error)"))
         }
-    }()
+    }
 
     package static var executable: String? {
         ["/usr/bin/influxd", "/usr/local/bin/influxd"].first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -116,7 +124,7 @@ package final class InfluxDBServer: @unchecked Sendable {
     }
 }
 
-nonisolated(unsafe) private var runningServer: InfluxDBServer?
+private let runningServers = Mutex<[InfluxDBServer]>([])
 
 package struct InfluxDBUnavailable: Error, CustomStringConvertible {
     package let description: String
