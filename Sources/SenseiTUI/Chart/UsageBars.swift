@@ -91,7 +91,7 @@ public struct UsageBars: Sendable {
 
     /// An interval's local name: its hour, its day of the month, or its month.
     func name(of start: Timestamp) -> String {
-        let local = LocalTime(start, utcOffsetSeconds: Int(zone.offset(atUTCSeconds: start.milliseconds / 1000)))
+        let local = LocalTime(start, utcOffsetSeconds: Int(zone.offsetMilliseconds(at: start.milliseconds) / 1000))
         switch report.interval {
         case .hour: return Format.padded(local.hour)
         case .day: return report.usage.count <= 7 ? local.weekdayName : String(local.day)
