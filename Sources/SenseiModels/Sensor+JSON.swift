@@ -15,11 +15,12 @@ extension Sensor {
         public static let count = JSONFields(rawValue: 1 << 3)
         public static let retentionDays = JSONFields(rawValue: 1 << 4)
         public static let labels = JSONFields(rawValue: 1 << 5)
+        public static let kind = JSONFields(rawValue: 1 << 6)
 
         /// The API's sensor object.
-        public static let all: JSONFields = [.valueType, .times, .latest, .count, .retentionDays, .labels]
+        public static let all: JSONFields = [.valueType, .times, .latest, .count, .retentionDays, .labels, .kind]
         /// `sensei list --json` and `sensei show --json`: what a script reads of a cached sensor.
-        public static let report: JSONFields = [.valueType, .latest, .count, .labels]
+        public static let report: JSONFields = [.valueType, .latest, .count, .labels, .kind]
     }
 
     /// The API's sensor object.
@@ -58,6 +59,10 @@ extension Sensor {
         if fields.contains(.labels) {
             writer.key("labels")
             SensorLabels.write(labels, to: &writer)
+        }
+        if fields.contains(.kind) {
+            writer.key("kind")
+            writer.string(kind.rawValue)
         }
     }
 
@@ -101,8 +106,15 @@ extension Sensor {
                 labels[key] = text
             }
         }
+        var kind = SensorKind.gauge
+        if let kindJSON = json["kind"], !kindJSON.isNull {
+            guard let named = kindJSON.stringValue.flatMap(SensorKind.init(rawValue:)) else {
+                throw WireFormatError("malformed sensor")
+            }
+            kind = named
+        }
         self.init(id: Int64(id), code: code, name: name, units: units, valueType: type,
                   createdAt: created, updatedAt: updated, latest: latest, count: count,
-                  retentionDays: retentionDays, labels: labels)
+                  retentionDays: retentionDays, labels: labels, kind: kind)
     }
 }

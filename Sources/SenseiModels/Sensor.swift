@@ -15,13 +15,16 @@ public struct Sensor: Sendable, Hashable {
     /// Where the sensor is and where its readings come from (`SensorLabels`);
     /// empty for a server older than labels, which does not send the field.
     public var labels: [String: String]
+    /// Gauge or counter (`SensorKind`): how its usage is counted; a gauge for a
+    /// server older than energy, which does not send the field.
+    public var kind: SensorKind
 
     /// The longest retention the server takes: a hundred years.
     public static let maximumRetentionDays = 36_500
 
     public init(id: Int64, code: String, name: String, units: String, valueType: ValueType,
                 createdAt: Timestamp, updatedAt: Timestamp, latest: Reading?, count: Int,
-                retentionDays: Int? = nil, labels: [String: String] = [:]) {
+                retentionDays: Int? = nil, labels: [String: String] = [:], kind: SensorKind = .gauge) {
         self.id = id
         self.code = code
         self.name = name
@@ -33,5 +36,6 @@ public struct Sensor: Sendable, Hashable {
         self.count = count
         self.retentionDays = retentionDays
         self.labels = labels
+        self.kind = kind
     }
 }
