@@ -47,4 +47,10 @@ extension Int64 {
     public func alignedDown(to step: Int64) -> Int64 {
         self - floorDivided(by: step).1
     }
+
+    /// The smallest multiple of `step` at or after this instant.
+    public func alignedUp(to step: Int64) -> Int64 {
+        let down = alignedDown(to: step)
+        return down == self ? self : down + step
+    }
 }

@@ -21,7 +21,7 @@ extension SensorCacheTests {
         var buckets: [Bucket] = []
         var key = Int64.min, sum = 0.0
         for (time, value) in data where time >= start && time <= end {
-            let spanKey = SpanFolder.alignDown(time, to: span)
+            let spanKey = time.alignedDown(to: span)
             if spanKey != key {
                 if !buckets.isEmpty { buckets[buckets.count - 1].mean = sum / Double(buckets.last!.count) }
                 buckets.append(Bucket(timestamp: Timestamp(milliseconds: max(spanKey, start)), mean: 0,
@@ -88,12 +88,12 @@ extension SensorCacheTests {
                 try cache.insertReadings(readings(Array(data[page..<min(page + 5_000, data.count)])), sensorId: 1)
             }
             try cache.pool.read { db throws in
-                for level in 0..<RollupLevel.count {
+                for level in RollupLevel.allCases {
                     var stored: [Aggregate] = []
                     try SensorCache.forEach(level: level, sensorId: 1, from: .min, upTo: .max, in: db) {
                         stored.append($0)
                     }
-                    let expected = rawBuckets(data, from: .min, through: .max, span: RollupLevel.granule(level))
+                    let expected = rawBuckets(data, from: .min, through: .max, span: level.width)
                     #expect(stored.map(\.start) == expected.map(\.timestamp.milliseconds), "level \(level)")
                     #expect(stored.map(\.count) == expected.map(\.count), "level \(level)")
                     #expect(stored.map(\.max) == expected.map(\.max), "level \(level)")

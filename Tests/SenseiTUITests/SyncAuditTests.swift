@@ -195,9 +195,9 @@ import SenseiTestSupport
         #expect(grid.count >= 1 && grid.count <= AuditGrid.maximumSpans)
         #expect(grid.start % grid.span == 0)
         if let level = grid.level {
-            #expect(grid.span % SenseiTUI.RollupLevel.granule(level) == 0)
+            #expect(grid.span % level.width == 0)
         } else {
-            #expect(grid.span < SenseiTUI.RollupLevel.base)
+            #expect(grid.span < RollupLevel.minute.width)
         }
         let server = BucketSpans(after: grid.start, before: grid.end, count: grid.count)
         for index in [0, 1, grid.count / 2, grid.count - 1] where index < grid.count {
@@ -249,8 +249,8 @@ import SenseiTestSupport
 /// Every rollup row of the sensor equals its readings added up afresh.
 func expectRollupsMatchReadings(_ cache: SensorCache, sensorId: Int64) throws {
     try cache.pool.read { db in
-        for level in 0..<SenseiTUI.RollupLevel.count {
-            let granule = SenseiTUI.RollupLevel.granule(level)
+        for level in RollupLevel.allCases {
+            let granule = level.width
             var expected = SpanFolder(span: granule, floor: .min)
             try SensorCache.forEach(level: nil, sensorId: sensorId, from: .min, upTo: .max, in: db) { expected.add($0) }
             var actual: [SenseiTUI.Aggregate] = []

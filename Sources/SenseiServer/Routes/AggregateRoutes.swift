@@ -15,12 +15,7 @@ struct AggregateRoutes {
     private func list(_ segment: String, _ request: Request) throws -> Response {
         let reference = try RequestDecoding.sensorReference(segment)
         let parameters = QueryParameters(request)
-        let level: RollupLevel
-        switch request.query["level"] {
-        case "minute": level = .minute
-        case "hour": level = .hour
-        case let other: throw APIError.badRequest("level must be minute or hour, not '\(other ?? "")'")
-        }
+        let level = try parameters.rollupLevel()
         let (after, before) = try parameters.bounds()
         let limit = try parameters.integer("limit", default: 1_000, in: 1...Self.maximumLimit)
         let (_, rows) = try store.aggregates(of: reference, level: level, after: after, before: before, limit: limit)

@@ -31,12 +31,7 @@ struct BulkRoutes {
     }
 
     private func aggregates(_ request: Request) throws -> Response {
-        let level: RollupLevel
-        switch request.query["level"] {
-        case "minute": level = .minute
-        case "hour": level = .hour
-        case let other: throw APIError.badRequest("level must be minute or hour, not '\(other ?? "")'")
-        }
+        let level = try QueryParameters(request).rollupLevel()
         let query = try Self.query(request)
         var writer = JSONWriter(capacity: 64 + min(query.limit, Self.defaultLimit) * 160)
         var series = SeriesWriter(items: "aggregates")

@@ -33,6 +33,14 @@ struct QueryParameters {
         return try integer(name, default: 0, in: range)
     }
 
+    /// `level`, required: `minute` or `hour`.
+    func rollupLevel() throws(APIError) -> RollupLevel {
+        guard let text = query["level"], let level = RollupLevel(name: text) else {
+            throw .badRequest("level must be minute or hour, not '\(query["level"] ?? "")'")
+        }
+        return level
+    }
+
     func timestamp(_ name: String) throws(APIError) -> Timestamp? {
         guard let text = query[name] else { return nil }
         guard let timestamp = Timestamp(parameter: text) else {

@@ -39,7 +39,7 @@ struct BucketSpans {
     /// at most half a span wide, so most rows fall whole inside one span.
     /// Empty for spans under two minutes: those read the readings themselves.
     var rollupLevels: [RollupLevel] {
-        RollupLevel.allCases.filter { $0.width * 2 <= length / count }
+        RollupLevel.coarsestFirst.filter { $0.width * 2 <= length / count }
     }
 
     /// One bucket per non-empty span, oldest first.

@@ -1,3 +1,4 @@
+import SenseiModels
 import Foundation
 import GRDB
 

@@ -1,3 +1,4 @@
+import SenseiModels
 import GRDB
 
 /// What one write does to a sensor's rollups, gathered in memory so that a

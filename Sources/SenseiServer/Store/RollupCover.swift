@@ -1,3 +1,4 @@
+import SenseiModels
 import GRDB
 
 /// A sensor's readings aggregated per span from the rollups, equal to what one

@@ -1,3 +1,4 @@
+import SenseiModels
 import GRDB
 
 /// Moves a sensor's rollup frontier (`sensors.rollups_until`) on: the

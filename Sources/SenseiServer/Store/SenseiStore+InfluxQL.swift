@@ -51,7 +51,7 @@ extension SenseiStore {
                 var covered = lo
                 if rolledEnd > lo {
                     let hour = RollupLevel.hour
-                    let h0 = ceil(lo, hour.width), h1 = rolledEnd - ((rolledEnd % hour.width) + hour.width) % hour.width
+                    let h0 = lo.alignedUp(to: hour.width), h1 = rolledEnd.alignedDown(to: hour.width)
                     if hourly && h0 < h1 {
                         try minutePieces(id, lo, h0, index, db, body)
                         try rollupRows(hour.table, id, h0, h1, index, db, body)
@@ -66,17 +66,12 @@ extension SenseiStore {
         }
     }
 
-    private func ceil(_ ts: Int64, _ width: Int64) -> Int64 {
-        let floor = ts - ((ts % width) + width) % width
-        return floor == ts ? ts : floor + width
-    }
-
     /// [a, b) below the frontier: minute rows for whole minutes outside packed hours, readings elsewhere.
     private func minutePieces(_ id: Int64, _ a: Int64, _ b: Int64, _ index: Int, _ db: Database,
                               _ body: (Int, Int64, Int, Double, Double, Double) -> Void) throws {
         guard a < b else { return }
         let width = RollupLevel.minute.width
-        let m0 = ceil(a, width), m1 = b - ((b % width) + width) % width
+        let m0 = a.alignedUp(to: width), m1 = b.alignedDown(to: width)
         guard m0 < m1 else { return try raw(id, a, b, index, db, body) }
         try raw(id, a, m0, index, db, body)
         var cursor = m0

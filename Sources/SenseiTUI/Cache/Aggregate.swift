@@ -1,4 +1,5 @@
 import SenseiModels
+import GRDB
 
 /// Count, sum and extremes (with their times) of the readings in a span: what
 /// the cache keeps per rollup granule and hands out as chart buckets and
@@ -44,28 +45,6 @@ struct Aggregate: Equatable {
     }
 }
 
-/// Rollup granularities: level 0 a minute, level 1 an hour, aligned on the
-/// epoch: the server's aggregates (`GET /sensors/<id>/aggregates`), so that
-/// history beyond the raw window is kept as the server sends it. Inside the
-/// raw window the cache computes the same rows from its readings.
-enum RollupLevel {
-    static let minute = 0
-    static let hour = 1
-    static let base: Int64 = 60_000
-    static let count = 2
-
-    static func granule(_ level: Int) -> Int64 { level == 0 ? 60_000 : 3_600_000 }
-
-    /// The level's name in the server's API.
-    static func name(_ level: Int) -> String { level == 0 ? "minute" : "hour" }
-
-    /// The coarsest level whose granule is at most `span`; nil when even the
-    /// finest is coarser (short windows read raw readings).
-    static func coarsest(atMost span: Int64) -> Int? {
-        (0..<count).last { granule($0) <= span }
-    }
-}
-
 /// Folds time-ordered aggregates into spans of `span` ms aligned on the epoch,
 /// each clamped to start no earlier than `floor`. nil `span`: one span.
 struct SpanFolder {
@@ -80,7 +59,7 @@ struct SpanFolder {
     }
 
     mutating func add(_ item: Aggregate) {
-        let key = span.map { Self.alignDown(item.start, to: $0) } ?? floor
+        let key = span.map { item.start.alignedDown(to: $0) } ?? floor
         if key == currentKey, !spans.isEmpty {
             spans[spans.count - 1].merge(item)
         } else {
@@ -90,14 +69,7 @@ struct SpanFolder {
             currentKey = key
         }
     }
-
-    /// The largest multiple of `step` ≤ `time` (also before 1970).
-    static func alignDown(_ time: Int64, to step: Int64) -> Int64 {
-        time.alignedDown(to: step)
-    }
-
-    static func alignUp(_ time: Int64, to step: Int64) -> Int64 {
-        let down = alignDown(time, to: step)
-        return down == time ? time : down + step
-    }
 }
+
+/// Stored as its raw value, the `level` column of the cache's `rollups`.
+extension RollupLevel: DatabaseValueConvertible {}

@@ -38,9 +38,9 @@ extension SensorCache {
                 dropped = try Self.replace(sensorId: sensorId, from: oldest.milliseconds,
                                            through: cutoff.milliseconds - 1, with: [], in: db)
             }
-            for level in 0..<RollupLevel.count {
+            for level in RollupLevel.allCases {
                 try db.execute(sql: "DELETE FROM rollups WHERE sensor_id = ? AND level = ? AND start <= ?",
-                               arguments: [sensorId, level, cutoff.milliseconds - RollupLevel.granule(level)])
+                               arguments: [sensorId, level, cutoff.milliseconds - level.width])
             }
             return dropped
         }

@@ -15,25 +15,25 @@ struct Coverage: Equatable {
 
     static let everything = Coverage(rawFrom: nil, minuteFrom: nil)
 
-    /// The finest level complete at `time`: nil for readings, else a `RollupLevel`.
-    func finestLevel(at time: Int64) -> Int? {
+    /// The finest level complete at `time`: nil for readings.
+    func finestLevel(at time: Int64) -> RollupLevel? {
         if rawFrom.map({ time >= $0 }) ?? true { return nil }
-        if minuteFrom.map({ time >= $0 }) ?? true { return RollupLevel.minute }
-        return RollupLevel.hour
+        if minuteFrom.map({ time >= $0 }) ?? true { return .minute }
+        return .hour
     }
 
     /// `time` moved back to the start of its granule at the finest level
     /// complete there: a window starting there holds whole granules only.
     func snapStart(_ time: Int64) -> Int64 {
         guard let level = finestLevel(at: time) else { return time }
-        return SpanFolder.alignDown(time, to: RollupLevel.granule(level))
+        return time.alignedDown(to: level.width)
     }
 
     /// `time` moved on to the last millisecond of its granule at the finest
     /// level complete there.
     func snapEnd(_ time: Int64) -> Int64 {
         guard let level = finestLevel(at: time) else { return time }
-        return SpanFolder.alignDown(time, to: RollupLevel.granule(level)) + RollupLevel.granule(level) - 1
+        return time.alignedDown(to: level.width) + level.width - 1
     }
 
     /// The window `[start, end]` in whole granules of what is kept there.

@@ -8,7 +8,7 @@ extension SensorCache {
     /// rows and never rescans older data. A level is computed only where the
     /// level below is complete (`Coverage`): beyond the raw window the
     /// minutes, and beyond the minute window the hours, are the server's.
-    static func rebuildRollups(sensorId: Int64, from low: Int64, through high: Int64, startingAt first: Int = 0,
+    static func rebuildRollups(sensorId: Int64, from low: Int64, through high: Int64, startingAt first: RollupLevel = .minute,
                                in db: Database) throws {
         let coverage = try Coverage.read(sensorId: sensorId, in: db)
         var low = low, high = high
@@ -19,15 +19,15 @@ extension SensorCache {
             INSERT INTO rollups (sensor_id, level, start, count, sum, min, min_ts, max, max_ts)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        for level in first..<RollupLevel.count {
-            let granule = RollupLevel.granule(level)
-            let complete = (level == RollupLevel.minute ? coverage.rawFrom : coverage.minuteFrom) ?? .min
-            let from = max(SpanFolder.alignDown(low, to: granule), complete)
-            let upTo = SpanFolder.alignDown(high, to: granule) + granule
-            (low, high) = (SpanFolder.alignDown(low, to: granule), upTo - 1)
+        for level in RollupLevel.allCases where level >= first {
+            let granule = level.width
+            let complete = (level == .minute ? coverage.rawFrom : coverage.minuteFrom) ?? .min
+            let from = max(low.alignedDown(to: granule), complete)
+            let upTo = high.alignedDown(to: granule) + granule
+            (low, high) = (low.alignedDown(to: granule), upTo - 1)
             guard from < upTo else { continue }
             var folder = SpanFolder(span: granule, floor: .min)
-            try forEach(level: level == 0 ? nil : level - 1, sensorId: sensorId, from: from, upTo: upTo, in: db) {
+            try forEach(level: level.finer, sensorId: sensorId, from: from, upTo: upTo, in: db) {
                 folder.add($0)
             }
             try delete.execute(arguments: [sensorId, level, from, upTo])
@@ -45,7 +45,7 @@ extension SensorCache {
         for sensorId in try Int64.fetchAll(db, sql: "SELECT id FROM sensors") {
             guard let oldest = try oldest(sensorId: sensorId, in: db)?.milliseconds,
                   let newest = try newest(sensorId: sensorId, in: db)?.milliseconds else { continue }
-            var from = SpanFolder.alignDown(oldest, to: week)
+            var from = oldest.alignedDown(to: week)
             while from <= newest {
                 try rebuildRollups(sensorId: sensorId, from: from, through: from + week - 1, in: db)
                 from += week
@@ -55,7 +55,7 @@ extension SensorCache {
 
     /// Calls `body` with each reading (`level` nil) or each rollup of `level`
     /// starting in [from, upTo), oldest first.
-    static func forEach(level: Int?, sensorId: Int64, from: Int64, upTo: Int64, in db: Database,
+    static func forEach(level: RollupLevel?, sensorId: Int64, from: Int64, upTo: Int64, in db: Database,
                         _ body: (Aggregate) -> Void) throws {
         guard from < upTo else { return }
         if let level {
@@ -82,17 +82,17 @@ extension SensorCache {
     /// Feeds `folder` the readings in [start, end] (inclusive) as exact
     /// aggregates: whole granules of `level` from its rollups, the ragged
     /// edges from the finer levels down to raw readings. In time order.
-    static func fold(sensorId: Int64, from start: Int64, through end: Int64, level: Int?,
+    static func fold(sensorId: Int64, from start: Int64, through end: Int64, level: RollupLevel?,
                      into folder: inout SpanFolder, in db: Database) throws {
         guard start <= end else { return }
         guard let level else {
             try forEach(level: nil, sensorId: sensorId, from: start, upTo: end + 1, in: db) { folder.add($0) }
             return
         }
-        let granule = RollupLevel.granule(level)
-        let finer = level == 0 ? nil : level - 1
-        let innerStart = SpanFolder.alignUp(start, to: granule)
-        let innerEnd = SpanFolder.alignDown(end + 1, to: granule)
+        let granule = level.width
+        let finer = level.finer
+        let innerStart = start.alignedUp(to: granule)
+        let innerEnd = (end + 1).alignedDown(to: granule)
         guard innerStart < innerEnd else {
             try fold(sensorId: sensorId, from: start, through: end, level: finer, into: &folder, in: db)
             return
@@ -115,16 +115,16 @@ extension SensorCache {
     /// at `start`): nil when the window is so short, and raw readings cover
     /// it, that they are the chart.
     static func bucketPlan(from start: Int64, through end: Int64, maxBuckets: Int,
-                           finest: Int? = nil) -> (span: Int64, level: Int)? {
+                           finest: RollupLevel? = nil) -> (span: Int64, level: RollupLevel)? {
         let target = (end - start + 1) / Int64(max(1, maxBuckets))
         let fitting = RollupLevel.coarsest(atMost: target)
         guard let level = [fitting, finest].compactMap({ $0 }).max() else { return nil }
-        return (SpanFolder.alignUp(max(1, target), to: RollupLevel.granule(level)), level)
+        return ((max(1, target)).alignedUp(to: level.width), level)
     }
 
     /// [start, end] as buckets of equal, epoch-aligned spans (the first one
     /// starting at `start`), each the exact aggregate of its readings.
-    static func buckets(sensorId: Int64, from start: Int64, through end: Int64, span: Int64, level: Int,
+    static func buckets(sensorId: Int64, from start: Int64, through end: Int64, span: Int64, level: RollupLevel,
                         in db: Database) throws -> [Aggregate] {
         var folder = SpanFolder(span: span, floor: start)
         try fold(sensorId: sensorId, from: start, through: end, level: level, into: &folder, in: db)

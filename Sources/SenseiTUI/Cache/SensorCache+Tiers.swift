@@ -57,7 +57,7 @@ extension SensorCache {
 
     /// The start of the newest cached row of `level` that starts in
     /// [from, before): where a backfill cut short goes on.
-    func newestRollup(sensorId: Int64, level: Int, from: Int64, before: Int64) throws -> Int64? {
+    func newestRollup(sensorId: Int64, level: RollupLevel, from: Int64, before: Int64) throws -> Int64? {
         try pool.read { db in
             try Int64.fetchOne(db, sql: """
                 SELECT start FROM rollups WHERE sensor_id = ? AND level = ? AND start >= ? AND start < ?
@@ -70,7 +70,7 @@ extension SensorCache {
     /// `rows` (all the server has there), and the hours above new minutes
     /// follow them; one transaction. Returns the rows stored.
     @discardableResult
-    public func replaceAggregates(sensorId: Int64, level: Int, from: Int64, through: Int64,
+    public func replaceAggregates(sensorId: Int64, level: RollupLevel, from: Int64, through: Int64,
                                   with rows: [SpanAggregate]) throws -> Int {
         guard from <= through else { return 0 }
         return try pool.write { db in
@@ -86,9 +86,9 @@ extension SensorCache {
                                                row.min, row.minAt.milliseconds, row.max, row.maxAt.milliseconds])
                 stored += 1
             }
-            if level == RollupLevel.minute {
+            if level == .minute {
                 try Self.rebuildRollups(sensorId: sensorId, from: from, through: through,
-                                        startingAt: RollupLevel.hour, in: db)
+                                        startingAt: .hour, in: db)
             }
             return stored
         }

@@ -11,14 +11,14 @@ struct AggregateCopy {
 
     /// `mayRequest` is asked before each request (a budget, a counter); false
     /// stops the copy there. Returns the rows stored and whether it finished.
-    func run(sensorId: Int64, level: Int, from: Int64, through: Int64,
+    func run(sensorId: Int64, level: RollupLevel, from: Int64, through: Int64,
              mayRequest: () -> Bool) async throws(SyncError) -> (stored: Int, complete: Bool) {
         var after = from, stored = 0
         while after <= through {
             guard mayRequest() else { return (stored, false) }
             let page: [SpanAggregate]
             do {
-                page = try await client.aggregates(sensorId: sensorId, level: RollupLevel.name(level),
+                page = try await client.aggregates(sensorId: sensorId, level: level.name,
                                                    after: Timestamp(milliseconds: after),
                                                    before: Timestamp(milliseconds: through), limit: pageSize)
             } catch {

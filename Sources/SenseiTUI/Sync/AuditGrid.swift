@@ -1,3 +1,4 @@
+import SenseiModels
 /// Equal spans covering a window of time, laid out so that the server's
 /// buckets and the cache's rollups cut the window in the same places.
 ///
@@ -22,7 +23,7 @@ struct AuditGrid: Equatable {
     init(from: Int64, through: Int64, minimumSpan: Int64 = 1) {
         var span = Self.tile(max(minimumSpan, (through - from) / Int64(Self.maximumSpans) + 1))
         while true {
-            let start = SpanFolder.alignDown(from, to: span)
+            let start = from.alignedDown(to: span)
             let count = (through - start) / span + 1
             if count <= Int64(Self.maximumSpans) {
                 self.start = start
@@ -39,7 +40,7 @@ struct AuditGrid: Equatable {
 
     /// The rollup level whose granules tile every span; nil for spans under
     /// the finest granule, which the cache adds up from its readings.
-    var level: Int? { span >= RollupLevel.base ? RollupLevel.coarsest(atMost: span) : nil }
+    var level: RollupLevel? { RollupLevel.coarsest(atMost: span) }
 
     func first(ofSpan index: Int) -> Int64 { start + Int64(index) * span }
     func last(ofSpan index: Int) -> Int64 { first(ofSpan: index) + span - 1 }
@@ -48,8 +49,8 @@ struct AuditGrid: Equatable {
     /// `span` rounded up to whole minutes once it passes a minute, and to
     /// whole hours once it passes an hour.
     private static func tile(_ span: Int64) -> Int64 {
-        guard span > RollupLevel.base else { return span }
-        let level = span > RollupLevel.granule(RollupLevel.hour) ? RollupLevel.hour : RollupLevel.minute
-        return SpanFolder.alignUp(span, to: RollupLevel.granule(level))
+        guard span > RollupLevel.minute.width else { return span }
+        let level: RollupLevel = span > RollupLevel.hour.width ? .hour : .minute
+        return span.alignedUp(to: level.width)
     }
 }

@@ -97,7 +97,7 @@ struct BulkSync {
 
     /// Pages through `GET /aggregates` of `level` starting in [from, through],
     /// storing the rows of `ids`.
-    private func copyAggregates(of ids: Set<Int64>, level: Int, from: Int64?, through: Int64,
+    private func copyAggregates(of ids: Set<Int64>, level: RollupLevel, from: Int64?, through: Int64,
                                 into summary: inout SyncSummary) async throws(SyncError) {
         guard from.map({ $0 <= through }) ?? true else { return }
         var cursor: String?
@@ -105,7 +105,7 @@ struct BulkSync {
             summary.requests += 1
             let page: SeriesPage<SpanAggregate>
             do {
-                page = try await client.bulkAggregates(level: RollupLevel.name(level),
+                page = try await client.bulkAggregates(level: level.name,
                                                        after: from.map(Timestamp.init(milliseconds:)),
                                                        before: Timestamp(milliseconds: through), limit: pageSize,
                                                        cursor: cursor)

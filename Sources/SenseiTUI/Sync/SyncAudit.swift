@@ -40,7 +40,7 @@ struct SyncAudit {
         let coverage = try cacheStep { try cache.coverage(sensorId: sensorId) }
         // Spans the cache can add up: whole granules of what it keeps at `from`.
         let grid = AuditGrid(from: from, through: through,
-                             minimumSpan: coverage.finestLevel(at: from).map(RollupLevel.granule) ?? 1)
+                             minimumSpan: coverage.finestLevel(at: from)?.width ?? 1)
         guard spend() else { return false }
         let buckets: [Bucket]
         do {
@@ -135,7 +135,7 @@ struct SyncAudit {
 
     /// Fetches the server's rows of `level` starting in [from, through] and
     /// puts them in the cache in place of what it held there.
-    private mutating func refetchAggregates(sensorId: Int64, level: Int, from: Int64,
+    private mutating func refetchAggregates(sensorId: Int64, level: RollupLevel, from: Int64,
                                             through: Int64) async throws(SyncError) -> Bool {
         guard from <= through else { return true }
         let copy = AggregateCopy(client: client, cache: cache, pageSize: pageSize)

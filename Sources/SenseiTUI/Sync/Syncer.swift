@@ -202,9 +202,9 @@ public struct Syncer: Sendable {
 
     /// The raw and minute windows' starts as of `now`: whole hours.
     func windows(at now: Timestamp) -> (rawFrom: Timestamp, minuteFrom: Timestamp) {
-        let hour = RollupLevel.granule(RollupLevel.hour)
-        return (Timestamp(milliseconds: SpanFolder.alignDown(now.milliseconds - Int64(rawDays) * Self.day, to: hour)),
-                Timestamp(milliseconds: SpanFolder.alignDown(now.milliseconds - Int64(minuteDays) * Self.day, to: hour)))
+        let hour = RollupLevel.hour.width
+        return (Timestamp(milliseconds: (now.milliseconds - Int64(rawDays) * Self.day).alignedDown(to: hour)),
+                Timestamp(milliseconds: (now.milliseconds - Int64(minuteDays) * Self.day).alignedDown(to: hour)))
     }
 
     /// One sensor: retention, the newer readings, its history (first time) or
@@ -266,7 +266,7 @@ public struct Syncer: Sendable {
 
     /// Pages through the server's rows of `level` starting in [from, through]
     /// after the newest already cached there.
-    func fetchAggregates(of sensorId: Int64, level: Int, from: Int64, through: Int64,
+    func fetchAggregates(of sensorId: Int64, level: RollupLevel, from: Int64, through: Int64,
                          into summary: inout SyncSummary) async throws(SyncError) {
         guard from <= through else { return }
         let after = try cacheStep {
