@@ -51,9 +51,9 @@ public final class SenseiApplication: Sendable {
     private let authenticator: Authenticator
     private let router: Router
     let http: HTTPServer
-    private let retentionSweeper: RetentionSweeper
+    private let retentionSweeper: MaintenanceWorker
     let streams: ReadingStreams
-    private let compactor: Compactor
+    private let compactor: MaintenanceWorker
     let alerts: AlertService
     private let mqttSubscriber: MQTTSubscriber?
     /// The background parts, in start order.
@@ -86,8 +86,8 @@ public final class SenseiApplication: Sendable {
             mqttSubscriber = nil
         }
         router = Self.routes(store: store, metrics: metrics, streams: streams, alerts: alerts, mqtt: mqttSubscriber)
-        retentionSweeper = RetentionSweeper(store: store, interval: configuration.retentionSweepInterval, logger: logger)
-        compactor = Compactor(store: store, interval: configuration.compactionInterval, logger: logger)
+        retentionSweeper = .retention(store: store, interval: configuration.retentionSweepInterval, logger: logger)
+        compactor = .compaction(store: store, interval: configuration.compactionInterval, logger: logger)
         let router = router
         let authenticator = authenticator
         let routeMetrics = RouteMetrics(registry: metrics.registry, router: router)
@@ -123,7 +123,7 @@ public final class SenseiApplication: Sendable {
     /// 8. the log: write out every line queued.
     private static func services(
         configuration: Configuration, logger: Logger, directoryLock: DataDirectoryLock, store: SenseiStore,
-        alerts: AlertService, compactor: Compactor, retentionSweeper: RetentionSweeper, http: HTTPServer,
+        alerts: AlertService, compactor: MaintenanceWorker, retentionSweeper: MaintenanceWorker, http: HTTPServer,
         streams: ReadingStreams, mqtt: MQTTSubscriber?, started: Latch
     ) -> [BackgroundService] {
         var services: [BackgroundService] = []
