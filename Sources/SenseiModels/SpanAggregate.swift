@@ -24,6 +24,26 @@ public struct SpanAggregate: Sendable, Hashable {
         self.maxAt = maxAt
     }
 
+    /// One reading.
+    public init(time: Int64, value: Double) {
+        let at = Timestamp(milliseconds: time)
+        self.init(start: at, count: 1, sum: value, min: value, minAt: at, max: value, maxAt: at)
+    }
+
+    public var mean: Double { sum / Double(Swift.max(1, count)) }
+
+    /// Adds a later, disjoint span. On a tie the earlier time is kept.
+    public mutating func merge(_ other: SpanAggregate) {
+        count += other.count
+        sum += other.sum
+        if other.min < min { min = other.min; minAt = other.minAt }
+        if other.max > max { max = other.max; maxAt = other.maxAt }
+    }
+
+    public var bucket: Bucket {
+        Bucket(timestamp: start, mean: mean, min: min, max: max, count: count)
+    }
+
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("start")

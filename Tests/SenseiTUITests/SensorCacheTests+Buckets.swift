@@ -89,12 +89,12 @@ extension SensorCacheTests {
             }
             try cache.pool.read { db throws in
                 for level in RollupLevel.allCases {
-                    var stored: [Aggregate] = []
+                    var stored: [SpanAggregate] = []
                     try SensorCache.forEach(level: level, sensorId: 1, from: .min, upTo: .max, in: db) {
                         stored.append($0)
                     }
                     let expected = rawBuckets(data, from: .min, through: .max, span: level.width)
-                    #expect(stored.map(\.start) == expected.map(\.timestamp.milliseconds), "level \(level)")
+                    #expect(stored.map(\.start) == expected.map(\.timestamp), "level \(level)")
                     #expect(stored.map(\.count) == expected.map(\.count), "level \(level)")
                     #expect(stored.map(\.max) == expected.map(\.max), "level \(level)")
                 }

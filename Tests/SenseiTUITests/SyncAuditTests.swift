@@ -253,7 +253,7 @@ func expectRollupsMatchReadings(_ cache: SensorCache, sensorId: Int64) throws {
             let granule = level.width
             var expected = SpanFolder(span: granule, floor: .min)
             try SensorCache.forEach(level: nil, sensorId: sensorId, from: .min, upTo: .max, in: db) { expected.add($0) }
-            var actual: [SenseiTUI.Aggregate] = []
+            var actual: [SpanAggregate] = []
             try SensorCache.forEach(level: level, sensorId: sensorId, from: .min, upTo: .max, in: db) { actual.append($0) }
             #expect(actual.count == expected.spans.count, "level \(level)")
             for (row, fresh) in zip(actual, expected.spans) {

@@ -6,13 +6,13 @@ import SenseiModels
 extension SensorCache {
     /// The cached readings of each span of `grid` added up (nil where a span
     /// has none), from the rollups where a span is whole granules.
-    func spanAggregates(sensorId: Int64, grid: AuditGrid) throws -> [Aggregate?] {
+    func spanAggregates(sensorId: Int64, grid: AuditGrid) throws -> [SpanAggregate?] {
         try pool.read { db in
             var folder = SpanFolder(span: grid.span, floor: grid.start)
             try Self.fold(sensorId: sensorId, from: grid.start, through: grid.end, level: grid.level,
                           into: &folder, in: db)
-            var spans = [Aggregate?](repeating: nil, count: grid.count)
-            for aggregate in folder.spans { spans[grid.index(of: aggregate.start)] = aggregate }
+            var spans = [SpanAggregate?](repeating: nil, count: grid.count)
+            for aggregate in folder.spans { spans[grid.index(of: aggregate.start.milliseconds)] = aggregate }
             return spans
         }
     }
@@ -78,7 +78,7 @@ extension SensorCache {
         let kept = Set(incoming.map(\.timestamp.milliseconds))
         var dropped = 0
         try forEach(level: nil, sensorId: sensorId, from: start, upTo: end + 1, in: db) { reading in
-            if !kept.contains(reading.start) { dropped += 1 }
+            if !kept.contains(reading.start.milliseconds) { dropped += 1 }
         }
         try db.execute(sql: "DELETE FROM readings WHERE sensor_id = ? AND ts >= ? AND ts <= ?",
                        arguments: [sensorId, start, end])

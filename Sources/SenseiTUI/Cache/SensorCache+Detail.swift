@@ -66,8 +66,8 @@ extension SensorCache {
         guard let total = try total(sensorId: sensorId, from: start, through: end, in: db), total.count > 0,
               let bounds = try keptBounds(sensorId: sensorId, from: start, through: end, in: db) else { return nil }
         return Statistics(count: total.count,
-                          min: Reading(timestamp: Timestamp(milliseconds: total.minTime), value: total.min),
-                          max: Reading(timestamp: Timestamp(milliseconds: total.maxTime), value: total.max),
+                          min: Reading(timestamp: total.minAt, value: total.min),
+                          max: Reading(timestamp: total.maxAt, value: total.max),
                           mean: total.mean,
                           oldest: Timestamp(milliseconds: bounds.oldest),
                           newest: Timestamp(milliseconds: bounds.newest))

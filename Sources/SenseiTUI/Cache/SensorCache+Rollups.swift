@@ -32,8 +32,8 @@ extension SensorCache {
             }
             try delete.execute(arguments: [sensorId, level, from, upTo])
             for item in folder.spans {
-                try insert.execute(arguments: [sensorId, level, item.start, item.count, item.sum,
-                                               item.min, item.minTime, item.max, item.maxTime])
+                try insert.execute(arguments: [sensorId, level, item.start.milliseconds, item.count, item.sum,
+                                               item.min, item.minAt.milliseconds, item.max, item.maxAt.milliseconds])
             }
         }
     }
@@ -56,7 +56,7 @@ extension SensorCache {
     /// Calls `body` with each reading (`level` nil) or each rollup of `level`
     /// starting in [from, upTo), oldest first.
     static func forEach(level: RollupLevel?, sensorId: Int64, from: Int64, upTo: Int64, in db: Database,
-                        _ body: (Aggregate) -> Void) throws {
+                        _ body: (SpanAggregate) -> Void) throws {
         guard from < upTo else { return }
         if let level {
             let statement = try db.cachedStatement(sql: """
@@ -65,8 +65,8 @@ extension SensorCache {
                 """)
             let rows = try Row.fetchCursor(statement, arguments: [sensorId, level, from, upTo])
             while let row = try rows.next() {
-                body(Aggregate(start: row[0], count: row[1], sum: row[2], min: row[3], minTime: row[4],
-                               max: row[5], maxTime: row[6]))
+                body(SpanAggregate(start: Timestamp(milliseconds: row[0]), count: row[1], sum: row[2], min: row[3],
+                                   minAt: Timestamp(milliseconds: row[4]), max: row[5], maxAt: Timestamp(milliseconds: row[6])))
             }
         } else {
             let statement = try db.cachedStatement(sql: """
@@ -74,7 +74,7 @@ extension SensorCache {
                 """)
             let rows = try Row.fetchCursor(statement, arguments: [sensorId, from, upTo])
             while let row = try rows.next() {
-                body(Aggregate(time: row[0], value: row[1]))
+                body(SpanAggregate(time: row[0], value: row[1]))
             }
         }
     }
@@ -103,7 +103,7 @@ extension SensorCache {
     }
 
     /// The readings in [start, end] folded into one aggregate; nil when none.
-    static func total(sensorId: Int64, from start: Int64, through end: Int64, in db: Database) throws -> Aggregate? {
+    static func total(sensorId: Int64, from start: Int64, through end: Int64, in db: Database) throws -> SpanAggregate? {
         var folder = SpanFolder(span: nil, floor: start)
         let level = RollupLevel.coarsest(atMost: (end - start + 1) / 4)
         try fold(sensorId: sensorId, from: start, through: end, level: level, into: &folder, in: db)
@@ -125,7 +125,7 @@ extension SensorCache {
     /// [start, end] as buckets of equal, epoch-aligned spans (the first one
     /// starting at `start`), each the exact aggregate of its readings.
     static func buckets(sensorId: Int64, from start: Int64, through end: Int64, span: Int64, level: RollupLevel,
-                        in db: Database) throws -> [Aggregate] {
+                        in db: Database) throws -> [SpanAggregate] {
         var folder = SpanFolder(span: span, floor: start)
         try fold(sensorId: sensorId, from: start, through: end, level: level, into: &folder, in: db)
         return folder.spans

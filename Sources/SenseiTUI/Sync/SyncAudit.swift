@@ -153,7 +153,7 @@ struct SyncAudit {
     /// Whether the server's bucket and the cache's aggregate of one span hold
     /// the same readings: the same count and extremes (exact: they are
     /// readings), and the same mean up to rounding.
-    static func same(_ server: Bucket?, _ cached: Aggregate?) -> Bool {
+    static func same(_ server: Bucket?, _ cached: SpanAggregate?) -> Bool {
         switch (server, cached) {
         case (nil, nil):
             return true
