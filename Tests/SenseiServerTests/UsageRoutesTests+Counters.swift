@@ -20,7 +20,7 @@ extension UsageRoutesTests {
         let monthStart = Self.milliseconds(calendar.dateInterval(of: .month, for: Self.date(change))!.end)
         let points = Self.counterReadings(around: change, gap: (monthStart - 3 * hour)..<(monthStart + 5 * hour),
                                           seed: UInt64(change))
-        #expect(points.count > 8_000)
+        #expect(points.count > 5_000)
         try await withTestServer { server in
             let created = try server.admin.post("/sensors", json: #"{"code":"meter","units":"kWh","kind":"counter"}"#)
             #expect(try created.json["kind"]?.stringValue == "counter")
