@@ -1,4 +1,4 @@
--- Sensei server schema, version 7.
+-- Sensei server schema, version 8.
 -- The server applies this file, byte for byte, to a new database. Times are
 -- INTEGER milliseconds since the Unix epoch, UTC.
 
@@ -39,7 +39,14 @@ CREATE TABLE sensors (
     -- MQTT): later metadata from that path may replace it. A name (units) set
     -- through the API is 0 and stays. Added in version 5.
     name_from_ingest  INTEGER NOT NULL DEFAULT 0 CHECK (name_from_ingest IN (0, 1)),
-    units_from_ingest INTEGER NOT NULL DEFAULT 0 CHECK (units_from_ingest IN (0, 1))
+    units_from_ingest INTEGER NOT NULL DEFAULT 0 CHECK (units_from_ingest IN (0, 1)),
+    -- How its usage adds up: a `gauge` (a level, W) by its time integral, a
+    -- `counter` (a running total, kWh) by how much it rose. kind_from_ingest
+    -- as name_from_ingest: 1 while the kind is an ingest path's (Home
+    -- Assistant's state_class, a preset's energy total), which that path's
+    -- later word may change; 0 once set through the API. Added in version 8.
+    kind              TEXT    NOT NULL DEFAULT 'gauge' CHECK (kind IN ('gauge', 'counter')),
+    kind_from_ingest  INTEGER NOT NULL DEFAULT 0 CHECK (kind_from_ingest IN (0, 1))
 );
 
 -- Clustered on (sensor, time): one sensor's range is one contiguous read.
@@ -172,4 +179,4 @@ CREATE TABLE influx_databases (
     name TEXT NOT NULL PRIMARY KEY
 ) WITHOUT ROWID;
 
-PRAGMA user_version = 7;
+PRAGMA user_version = 8;

@@ -1,5 +1,5 @@
 /// The JSON body an alert's webhook receives (docs/design.md, "Alerts"):
-/// `{"alert":{"id","name"},"sensor":{"id","code","name","units"},"state",
+/// `{"alert":{"id","name"},"sensor":{"id","code","name","units","kind"},"state",
 /// "condition","threshold","value","at","message"}`. ntfy's plain-text form
 /// is derived from it at sending.
 public struct AlertNotification: Sendable {
@@ -9,12 +9,14 @@ public struct AlertNotification: Sendable {
         public var code: String
         public var name: String
         public var units: String
+        public var kind: SensorKind
 
-        public init(id: Int64, code: String, name: String, units: String) {
+        public init(id: Int64, code: String, name: String, units: String, kind: SensorKind = .gauge) {
             self.id = id
             self.code = code
             self.name = name
             self.units = units
+            self.kind = kind
         }
     }
 
@@ -55,6 +57,8 @@ public struct AlertNotification: Sendable {
         writer.key("sensor")
         writer.beginObject()
         Sensor.writeIdentity(id: sensor.id, code: sensor.code, name: sensor.name, units: sensor.units, to: &writer)
+        writer.key("kind")
+        writer.string(sensor.kind.rawValue)
         writer.endObject()
         writer.key("state")
         writer.string(state)

@@ -11,7 +11,8 @@ private let external = Sensor(
 
 private let externalJSON = #"{"id":1,"code":"temperature_ext","name":"External Temperature","units":"°C","#
     + #""valueType":"float","createdAt":"2025-01-09T10:00:00Z","updatedAt":"2025-01-09T12:00:00Z","#
-    + #""latest":{"timestamp":"2025-01-09T12:00:00Z","value":23.5},"count":1234,"retentionDays":null,"labels":{}}"#
+    + #""latest":{"timestamp":"2025-01-09T12:00:00Z","value":23.5},"count":1234,"retentionDays":null,"labels":{},"#
+    + #""kind":"gauge"}"#
 
 private func written(_ write: (inout JSONWriter) -> Void) -> String {
     var writer = JSONWriter()
@@ -41,7 +42,7 @@ private func wireError<T>(_ make: () throws(WireFormatError) -> T) -> WireFormat
             createdAt: Timestamp(milliseconds: -1), updatedAt: Timestamp(milliseconds: 0), latest: nil, count: 0)
         let expected = #"{"id":9007199254740991,"code":"door-1","name":"Front \"door\"","units":"","valueType":"bool","#
             + #""createdAt":"1969-12-31T23:59:59.999Z","updatedAt":"1970-01-01T00:00:00Z","latest":null,"count":0,"#
-            + #""retentionDays":null,"labels":{}}"#
+            + #""retentionDays":null,"labels":{},"kind":"gauge"}"#
         #expect(written(sensor.write) == expected)
     }
 
@@ -51,7 +52,7 @@ private func wireError<T>(_ make: () throws(WireFormatError) -> T) -> WireFormat
         var sensor = external
         sensor.labels = ["source": "mqtt", "Device": "porch \"node\"", "a.b-c_d": "", "room": "çà"]
         let text = written(sensor.write)
-        #expect(text.hasSuffix(#""labels":{"Device":"porch \"node\"","a.b-c_d":"","room":"çà","source":"mqtt"}}"#))
+        #expect(text.hasSuffix(#""labels":{"Device":"porch \"node\"","a.b-c_d":"","room":"çà","source":"mqtt"},"kind":"gauge"}"#))
         #expect(try Sensor(json: JSONParser.parse(text)) == sensor)
         // An older server sends no labels; a malformed labels object is refused.
         #expect(try Sensor(json: JSONParser.parse(externalJSON.replacingOccurrences(of: #","labels":{}"#, with: ""))).labels == [:])
@@ -80,6 +81,7 @@ private func wireError<T>(_ make: () throws(WireFormatError) -> T) -> WireFormat
         second.latest = nil
         second.count = 0
         second.retentionDays = 30
+        second.kind = .counter
         let text = written { writer in
             writer.beginObject()
             writer.key("sensors")
@@ -91,7 +93,7 @@ private func wireError<T>(_ make: () throws(WireFormatError) -> T) -> WireFormat
         }
         let expectedSecond = #"{"id":2,"code":"hum","name":"Humidity","units":"%","valueType":"int","#
             + #""createdAt":"2025-01-09T10:00:00Z","updatedAt":"2025-01-09T12:00:00Z","latest":null,"count":0,"#
-            + #""retentionDays":30,"labels":{}}"#
+            + #""retentionDays":30,"labels":{},"kind":"counter"}"#
         #expect(text == #"{"sensors":["# + externalJSON + "," + expectedSecond + "]}")
     }
 
@@ -105,6 +107,8 @@ private func wireError<T>(_ make: () throws(WireFormatError) -> T) -> WireFormat
                latest: nil, count: 0),
         Sensor(id: 5, code: "kept", name: "Kept", units: "W", valueType: .float, createdAt: noon, updatedAt: noon,
                latest: nil, count: 0, retentionDays: Sensor.maximumRetentionDays),
+        Sensor(id: 6, code: "meter", name: "Meter", units: "kWh", valueType: .float, createdAt: noon, updatedAt: noon,
+               latest: nil, count: 0, kind: .counter),
     ])
     func sensorRoundTrip(sensor: Sensor) throws {
         let json = try JSONParser.parse(written(sensor.write))
@@ -117,6 +121,8 @@ private func wireError<T>(_ make: () throws(WireFormatError) -> T) -> WireFormat
         #expect(try Sensor(json: json).latest == nil)
         // Servers before retention send no retentionDays: readings are kept forever.
         #expect(try Sensor(json: json).retentionDays == nil)
+        // Servers before energy send no kind: every sensor is a gauge.
+        #expect(try Sensor(json: json).kind == .gauge)
     }
 
     @Test(arguments: [
@@ -133,6 +139,9 @@ private func wireError<T>(_ make: () throws(WireFormatError) -> T) -> WireFormat
         (#""count":1234"#, #""counts":1234"#),
         (#""retentionDays":null"#, #""retentionDays":"30""#),
         (#""retentionDays":null"#, #""retentionDays":1.5"#),
+        (#""kind":"gauge""#, #""kind":"meter""#),
+        (#""kind":"gauge""#, #""kind":"Gauge""#),
+        (#""kind":"gauge""#, #""kind":1"#),
     ] as [(String, String)])
     func malformedSensors(original: String, replacement: String) throws {
         let text = externalJSON.replacingFirst(original, with: replacement)

@@ -79,6 +79,7 @@ struct AlertTests {
             #expect(firing["sensor"]?["code"] == .string("freezer_temp"))
             #expect(firing["sensor"]?["name"] == .string("Freezer"))
             #expect(firing["sensor"]?["units"] == .string("°C"))
+            #expect(firing["sensor"]?["kind"] == .string("gauge"))
             #expect(firing["condition"] == .string("above"))
             #expect(firing["threshold"] == .number(-10))
             #expect(firing["value"] == .number(-8.5))

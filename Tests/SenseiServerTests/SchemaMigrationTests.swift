@@ -130,7 +130,8 @@ struct SchemaMigrationTests {
             let after = try Self.snapshot(path)
             #expect(after.version == SenseiStore.schemaVersion)
             #expect(after.sensorColumns == before.sensorColumns
-                     + ["retention_days", "rollups_until", "name_from_ingest", "units_from_ingest"])
+                     + ["retention_days", "rollups_until", "name_from_ingest", "units_from_ingest", "kind",
+                        "kind_from_ingest"])
             #expect(after.data == before.data)
             // Version 2 rolled every reading up: the frontier goes to the
             // minute after each sensor's newest reading (none for `unused`).
@@ -190,6 +191,8 @@ struct SchemaMigrationTests {
             #expect(old.contains { $0.contains("sensors.retention_days INTEGER null=1 default=nil pk=0") })
             #expect(old.contains { $0.contains("sensors.rollups_until INTEGER null=1 default=nil pk=0") })
             #expect(old.contains { $0.contains("sensors.name_from_ingest INTEGER null=0 default=0 pk=0") })
+            // Version 8: the kind, a gauge unless said otherwise.
+            #expect(old.contains { $0.contains("sensors.kind TEXT null=0 default='gauge' pk=0") })
             #expect(old.contains("sensor_labels_by_pair 0 c") && old.contains("series.identity TEXT null=0 default=nil pk=1"))
             // Version 6: alert rules (gone with their sensor) and the outbox.
             #expect(old.contains("alert_rules.state TEXT null=0 default='ok' pk=0"))
@@ -203,6 +206,11 @@ struct SchemaMigrationTests {
                         try db.execute(sql: """
                             INSERT INTO sensors (code, name, created_at, updated_at, retention_days) VALUES ('z', 'Z', 0, 0, 0)
                             """)
+                    }
+                }
+                #expect(throws: DatabaseError.self, "\(name)") {
+                    try queue.write { db in
+                        try db.execute(sql: "INSERT INTO sensors (code, name, created_at, updated_at, kind) VALUES ('z', 'Z', 0, 0, 'meter')")
                     }
                 }
                 try queue.close()
@@ -242,7 +250,8 @@ struct SchemaMigrationTests {
             var data: [String] = []
             for table in ["sensors", "readings", "rollups_minute", "rollups_hour", "tokens"] {
                 let columns = try db.columns(in: table).map(\.name).filter {
-                    !["retention_days", "rollups_until", "name_from_ingest", "units_from_ingest"].contains($0)
+                    !["retention_days", "rollups_until", "name_from_ingest", "units_from_ingest", "kind",
+                      "kind_from_ingest"].contains($0)
                 }
                 let rows = try Row.fetchAll(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(table)")
                 data += rows.map { "\(table): \($0)" }

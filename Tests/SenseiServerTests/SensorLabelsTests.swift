@@ -14,7 +14,7 @@ struct SensorLabelsTests {
                 {"code":"porch_temp","labels":{"room":"porch","device":"esp-1","floor":"0"}}
                 """)
             #expect(created.status == 201)
-            #expect(created.text.hasSuffix(#""labels":{"device":"esp-1","floor":"0","room":"porch"}}"#))
+            #expect(created.text.hasSuffix(#""labels":{"device":"esp-1","floor":"0","room":"porch"},"kind":"gauge"}"#))
             _ = try server.admin.post("/sensors", json: #"{"code":"hall_temp","labels":{"room":"hall","device":"esp-1"}}"#)
             _ = try server.writer.post("/sensors/plain/data", json: #"{"value":1}"#)
 

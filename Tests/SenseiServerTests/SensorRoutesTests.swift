@@ -22,7 +22,7 @@ struct SensorRoutesTests {
             #expect(sensor.latest == nil)
             #expect(sensor.count == 0)
             #expect(sensor.retentionDays == nil)
-            #expect(created.text.contains(#""latest":null,"count":0,"retentionDays":null,"labels":{}}"#))
+            #expect(created.text.contains(#""latest":null,"count":0,"retentionDays":null,"labels":{},"kind":"gauge"}"#))
 
             let list = try server.reader.get("/sensors").json
             #expect(list["sensors"]?.arrayValue?.count == 1)
@@ -66,7 +66,7 @@ struct SensorRoutesTests {
         (#"{"code":"bad code"}"#, "sensor code 'bad code' may only hold letters, digits, '_' and '-'"),
         (#"{"code":"a","valueType":"double"}"#, "valueType must be one of float, int, bool; found 'double'"),
         (#"{"code":"a","units":5}"#, "units must be a string, found a number"),
-        (#"{"code":"a","unit":"C"}"#, "unknown field 'unit'; expected code, name, units, valueType, retentionDays, labels"),
+        (#"{"code":"a","unit":"C"}"#, "unknown field 'unit'; expected code, name, units, valueType, retentionDays, labels, kind"),
         (#"{"code":"a","retentionDays":0}"#, Self.retentionRule + "; found 0"),
         (#"{"code":"a","name":""}"#, "name must not be empty"),
         (#"{"code":"a","name":"a\u0000b"}"#, #"name must not contain NUL (\u0000)"#),

@@ -26,7 +26,7 @@ struct AlertsAndListFilterCommandTests {
                 for (code, body) in [
                     ("kitchen_temp", #"{"name":"Kitchen temperature","labels":{"room":"kitchen","source":"mqtt"}}"#),
                     ("porch", #"{"labels":{"room":"outside","device":"porch-node"}}"#),
-                    ("garage_power", #"{"name":"Garage power","labels":{"device":"plug-1"}}"#),
+                    ("garage_power", #"{"name":"Garage power","labels":{"device":"plug-1"},"kind":"counter"}"#),
                 ] {
                     #expect(try server.admin.patch("/sensors/\(code)", json: body).status == 200)
                 }
@@ -46,6 +46,11 @@ struct AlertsAndListFilterCommandTests {
                 let json = try runSensei(["list", "--json", "--label", "device:plug-1"], environment: environment)
                 let sensors = try #require(try JSONParser.parse(Array(json.output.utf8))["sensors"]?.arrayValue)
                 #expect(sensors.compactMap { $0["code"]?.stringValue } == ["garage_power"])
+                // The kind, kept in the cache by the sync, as the server has it.
+                #expect(sensors.compactMap { $0["kind"]?.stringValue } == ["counter"])
+                let all = try runSensei(["list", "--json"], environment: environment)
+                #expect(try JSONParser.parse(Array(all.output.utf8))["sensors"]?.arrayValue?
+                    .compactMap { $0["kind"]?.stringValue } == ["gauge", "gauge", "counter"])
                 let bad = try runSensei(["list", "--label", "room"], environment: environment)
                 #expect(bad.status != 0)
                 #expect(bad.error.contains("--label takes KEY:VALUE, not 'room'"))

@@ -107,11 +107,11 @@ import Testing
                 let energy = try #require(sensors.first { $0.code == "sensor_house_energy" })
                 #expect(energy.name == "House energy" && energy.units == "kWh")
                 #expect(energy.labels == ["source": "homeassistant", "entity_id": "sensor.house_energy"])
-                // A meter is a counter; a server without kinds yet (before issue 27) makes it
-                // without one, and the summary says so.
-                let kind = try sensei.reader.get("/sensors/sensor_house_energy").json["kind"]?.stringValue
-                #expect(kind == "counter" || summary.notes.contains { $0.contains("1 meters were created without kind: counter") },
-                        "\(summary.text)")
+                // A meter is a counter, the temperature a gauge; the server took the kind,
+                // so the summary has nothing to say of it.
+                #expect(energy.kind == .counter && temperature.kind == .gauge)
+                #expect(try sensei.reader.get("/sensors/sensor_house_energy").json["kind"]?.stringValue == "counter")
+                #expect(!summary.notes.contains { $0.contains("kind") }, "\(summary.text)")
 
                 let stored = try await ImportChecks.readings(of: sensei)
                 var byCode: [String: [Int64: Double]] = [:]

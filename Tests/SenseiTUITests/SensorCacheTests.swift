@@ -65,6 +65,26 @@ import Testing
         }
     }
 
+    /// A sensor's kind is cached as the server lists it, and follows its changes.
+    @Test func kindsAreKeptAndFollowTheServer() async throws {
+        try await withScratch { scratch in
+            var meter = sensor(2, "meter")
+            meter.kind = .counter
+            let cache = try scratch.openCache()
+            try cache.mergeSensors([sensor(1, "a"), meter])
+            #expect(try cache.sensors().map(\.kind) == [.gauge, .counter])
+            #expect(try cache.listedSensors().map(\.kind) == [.gauge, .counter])
+            #expect(try cache.sensor(code: "meter")?.kind == .counter)
+            try cache.close()
+            let reopened = try scratch.openCache()
+            #expect(try reopened.sensor(id: 2)?.kind == .counter)
+            meter.kind = .gauge
+            try reopened.mergeSensors([sensor(1, "a"), meter])
+            #expect(try reopened.sensor(id: 2)?.kind == .gauge)
+            try reopened.close()
+        }
+    }
+
     @Test func detailOfKnownReadingsMatchesHandComputedFigures() async throws {
         try await withCache { cache in
             try cache.mergeSensors([sensor(1, "porch")])

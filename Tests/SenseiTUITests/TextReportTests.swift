@@ -48,9 +48,9 @@ struct TextReportTests {
     @Test func listJSON() {
         #expect(TextReport.listJSON([Fixture.humidity, Fixture.empty], Self.unicode) == """
             {"sensors":[{"id":2,"code":"humidity","name":"Humidity","units":"%","valueType":"int",\
-            "latest":{"timestamp":"2025-01-09T06:00:00Z","value":42},"count":19,"labels":{},"stale":true},\
+            "latest":{"timestamp":"2025-01-09T06:00:00Z","value":42},"count":19,"labels":{},"kind":"gauge","stale":true},\
             {"id":4,"code":"new_probe","name":"New probe","units":"","valueType":"float","latest":null,\
-            "count":0,"labels":{},"stale":false}]}
+            "count":0,"labels":{},"kind":"gauge","stale":false}]}
 
             """)
     }
@@ -102,7 +102,7 @@ struct TextReportTests {
     @Test func showJSON() {
         #expect(TextReport.showJSON(Self.humidityDay) == """
             {"sensor":{"id":2,"code":"humidity","name":"Humidity","units":"%","valueType":"int",\
-            "latest":{"timestamp":"2025-01-09T06:00:00Z","value":42},"count":19,"labels":{}},"range":"day",\
+            "latest":{"timestamp":"2025-01-09T06:00:00Z","value":42},"count":19,"labels":{},"kind":"gauge"},"range":"day",\
             "start":"2025-01-08T12:00:00Z","end":"2025-01-09T12:00:00Z","statistics":{"count":19,\
             "min":{"timestamp":"2025-01-08T12:00:00Z","value":40},"max":{"timestamp":"2025-01-08T16:00:00Z","value":44},\
             "mean":41.89473684210526,"oldest":"2025-01-08T12:00:00Z","newest":"2025-01-09T06:00:00Z"},\

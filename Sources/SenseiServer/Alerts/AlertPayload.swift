@@ -13,7 +13,8 @@ struct AlertPayload {
     @Sendable static func json(_ transition: AlertTransition) -> String {
         let sensor = transition.sensor
         return json(ruleID: transition.alert.id, rule: transition.alert.rule,
-                    sensor: SensorInfo(id: sensor.id, code: sensor.code, name: sensor.name, units: sensor.units),
+                    sensor: SensorInfo(id: sensor.id, code: sensor.code, name: sensor.name, units: sensor.units,
+                                       kind: sensor.kind),
                     notice: transition.notice, status: transition.alert.status, at: transition.at)
     }
 

@@ -5,7 +5,8 @@ import Synchronization
 /// `homeassistant/<component>/[<node_id>/]<object_id>/config` by ESPHome,
 /// Tasmota, Zigbee2MQTT and others, naming each entity and its unit and
 /// saying which topic (and which JSON key in it) carries its state. Sensei
-/// reads them for names and units only; the states come through the presets.
+/// reads them for names, units and kinds only; the states come through the
+/// presets.
 enum HomeAssistantDiscovery {
     static let prefix = "homeassistant/"
     static let subscriptions = ["homeassistant/+/+/config", "homeassistant/+/+/+/config"]
@@ -17,6 +18,9 @@ enum HomeAssistantDiscovery {
         var field: String?
         var name: String?
         var units: String?
+        /// From `state_class`: `total_increasing` and `total` are running
+        /// totals (counters), `measurement` a level (a gauge).
+        var kind: SensorKind?
     }
 
     static func isConfigTopic(_ topic: String) -> Bool {
@@ -38,7 +42,17 @@ enum HomeAssistantDiscovery {
         }
         let template = string("value_template", "val_tpl")
         return Entry(stateTopic: stateTopic, field: template.flatMap(keyPath(ofTemplate:)),
-                     name: string("name"), units: string("unit_of_measurement", "unit_of_meas"))
+                     name: string("name"), units: string("unit_of_measurement", "unit_of_meas"),
+                     kind: string("state_class", "stat_cla").flatMap(kind(ofStateClass:)))
+    }
+
+    /// Home Assistant's sensor state classes; nil for one it may add later.
+    static func kind(ofStateClass stateClass: String) -> SensorKind? {
+        switch stateClass {
+        case "total_increasing", "total": .counter
+        case "measurement": .gauge
+        default: nil
+        }
     }
 
     /// The key path a value template reads: `{{ value_json.temperature }}` →
@@ -89,7 +103,7 @@ enum HomeAssistantDiscovery {
             }
         }
 
-        /// A point's name and units from its entry, which knows better than the preset's guess.
+        /// A point's name, units and kind from its entry, which knows better than the preset's guess.
         func annotate(_ points: inout [MQTTPoint], plain: Bool) {
             entries.withLock { entries in
                 guard !entries.isEmpty else { return }
@@ -98,6 +112,7 @@ enum HomeAssistantDiscovery {
                     guard let entry = entries[key] else { continue }
                     points[index].name = entry.name ?? points[index].name
                     points[index].units = entry.units ?? points[index].units
+                    points[index].kind = entry.kind ?? points[index].kind
                 }
             }
         }

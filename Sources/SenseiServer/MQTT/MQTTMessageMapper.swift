@@ -40,6 +40,7 @@ struct MQTTMessageMapper: Sendable {
         }
         var outcome: MQTTOutcome?
         var plain = false
+        var claimed: MQTTPreset?
         for preset in presets where preset != .homeassistant {
             // Decide whether the topic is the preset's before reading the payload,
             // so a retained message is refused without parsing it.
@@ -49,6 +50,7 @@ struct MQTTMessageMapper: Sendable {
             if retained { return .dropped(.retained) }
             outcome = preset.map(topic: topic, payload: read)
             plain = preset == .esphome
+            claimed = preset
             break
         }
         if outcome == nil, topicFilters.contains(where: { Self.topic(topic, matches: $0) }) {
@@ -59,6 +61,9 @@ struct MQTTMessageMapper: Sendable {
         guard case .points(var points)? = outcome else { return outcome ?? .ignored }
         for point in points where ![point.topic, point.device, point.field].allSatisfy(Self.isLabelValue) {
             return .dropped(.invalidLabels)
+        }
+        if let claimed {
+            for index in points.indices { points[index].kind = claimed.kind(ofField: points[index].field) }
         }
         discovery.annotate(&points, plain: plain)
         return .points(points)

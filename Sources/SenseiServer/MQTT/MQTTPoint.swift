@@ -14,6 +14,8 @@ struct MQTTPoint: Sendable, Equatable {
     var valueType: ValueType
     var name: String? = nil
     var units: String? = nil
+    /// A counter when the ecosystem says the value is a running total; nil: it says nothing.
+    var kind: SensorKind? = nil
 
     /// Every sensor MQTT makes is found again by these, whatever its code.
     var labels: [String: String] {

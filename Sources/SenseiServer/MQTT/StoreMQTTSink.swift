@@ -13,7 +13,7 @@ struct StoreMQTTSink: MQTTPointSink {
                 // value's field is a function of its topic, a JSON leaf's is its key path.
                 identity: SeriesIdentity(source: "mqtt", parts: [point.topic, point.field]),
                 preferredCode: point.preferredCode, labels: point.labels, name: point.name, units: point.units,
-                valueType: point.valueType), value: point.value)
+                valueType: point.valueType, kind: point.kind), value: point.value)
         }
         guard case .success(var outcome) = Self.ingest(series, into: store) else {
             return MQTTStoreOutcome(stored: 0, refused: [.storeFailed: points.count])

@@ -62,6 +62,16 @@ enum RequestDecoding {
         }
         return type
     }
+
+    /// `kind`: nil when absent or null (it stays), else `gauge` or `counter`.
+    static func kind(in object: [String: JSONValue]) throws(APIError) -> SensorKind? {
+        guard let text = try string("kind", in: object, maximumLength: 10) else { return nil }
+        guard let kind = SensorKind(rawValue: text) else {
+            let names = SensorKind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw .unprocessable("kind must be one of \(names); found '\(text)'")
+        }
+        return kind
+    }
 }
 
 extension RequestDecoding {

@@ -73,7 +73,8 @@ struct SensorRoutes {
         guard let object = body.objectValue else {
             throw APIError.unprocessable("body must be a JSON object, found \(body.typeName)")
         }
-        try RequestDecoding.requireOnly(["code", "name", "units", "valueType", "retentionDays", "labels"], in: object)
+        try RequestDecoding.requireOnly(["code", "name", "units", "valueType", "retentionDays", "labels", "kind"],
+                                        in: object)
         guard let code = try RequestDecoding.string("code", in: object, maximumLength: 1000) else {
             throw APIError.unprocessable("code is missing")
         }
@@ -84,7 +85,8 @@ struct SensorRoutes {
             units: try RequestDecoding.string("units", in: object, maximumLength: 50) ?? "",
             valueType: try RequestDecoding.valueType(in: object) ?? .float,
             retentionDays: try RequestDecoding.retentionDays(in: object) ?? nil,
-            labels: try RequestDecoding.labels(in: object) ?? [:], at: .now())
+            labels: try RequestDecoding.labels(in: object) ?? [:], kind: try RequestDecoding.kind(in: object) ?? .gauge,
+            at: .now())
         return .json(status: 201) { sensor.write(to: &$0) }
     }
 
@@ -94,14 +96,14 @@ struct SensorRoutes {
         guard let object = body.objectValue else {
             throw APIError.unprocessable("body must be a JSON object, found \(body.typeName)")
         }
-        try RequestDecoding.requireOnly(["name", "units", "valueType", "retentionDays", "labels"], in: object)
+        try RequestDecoding.requireOnly(["name", "units", "valueType", "retentionDays", "labels", "kind"], in: object)
         let sensor = try store.updateSensor(
             reference,
             name: try RequestDecoding.string("name", in: object, maximumLength: 200, allowEmpty: false),
             units: try RequestDecoding.string("units", in: object, maximumLength: 50),
             valueType: try RequestDecoding.valueType(in: object),
             retentionDays: try RequestDecoding.retentionDays(in: object),
-            labels: try RequestDecoding.labelPatch(in: object), at: .now())
+            labels: try RequestDecoding.labelPatch(in: object), kind: try RequestDecoding.kind(in: object), at: .now())
         return .json { sensor.write(to: &$0) }
     }
 

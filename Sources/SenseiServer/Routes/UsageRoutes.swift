@@ -16,8 +16,7 @@ struct UsageRoutes {
     private func usage(_ segment: String, _ request: Request) throws -> Response {
         let reference = try RequestDecoding.sensorReference(segment)
         let query = try Self.query(QueryParameters(request), now: .now())
-        // The sensor's kind arrives with the `kind` column; until then every sensor is a gauge.
-        let report = try store.usage(of: reference, kind: .gauge, query)
+        let report = try store.usage(of: reference, query)
         return .json(capacity: 128 + 96 * report.usage.count) { report.write(to: &$0) }
     }
 

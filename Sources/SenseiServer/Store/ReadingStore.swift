@@ -32,8 +32,8 @@ protocol ReadingStore: AnyObject, Sendable {
     func influxReadings(of sensorIDs: [Int64], from lo: Int64, through hi: Int64, ascending: Bool, limit: Int,
                         _ body: (_ sensor: Int, _ ts: Int64, _ value: Double) throws -> Void) throws
     func influxFirstTime(of sensorIDs: [Int64]) throws -> Int64?
-    /// A sensor's usage per calendar interval (`GET /sensors/<id>/usage`).
-    func usage(of reference: SensorReference, kind: SensorKind, _ query: UsageQuery) throws -> UsageReport
+    /// A sensor's usage per calendar interval (`GET /sensors/<id>/usage`), by its kind.
+    func usage(of reference: SensorReference, _ query: UsageQuery) throws -> UsageReport
 
     /// The database names InfluxDB clients wrote to (SHOW DATABASES).
     func recordInfluxDatabase(_ name: String) throws

@@ -85,6 +85,13 @@ extension SenseiStore {
                 name TEXT NOT NULL PRIMARY KEY
             ) WITHOUT ROWID;
             """)
+        // A sensor's kind. Every sensor so far was a gauge; those an ingest
+        // path made (the ones with a series) let its later word set the kind.
+        migrator.registerStep(from: 7, sql: """
+            ALTER TABLE sensors ADD COLUMN kind TEXT NOT NULL DEFAULT 'gauge' CHECK (kind IN ('gauge', 'counter'));
+            ALTER TABLE sensors ADD COLUMN kind_from_ingest INTEGER NOT NULL DEFAULT 0 CHECK (kind_from_ingest IN (0, 1));
+            UPDATE sensors SET kind_from_ingest = 1 WHERE id IN (SELECT sensor_id FROM series);
+            """)
         return migrator
     }()
 }

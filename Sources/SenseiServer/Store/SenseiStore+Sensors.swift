@@ -7,7 +7,7 @@ extension SenseiStore {
     /// from the cases, so the two cannot drift.
     enum SensorColumn: Int32, CaseIterable {
         case id, code, name, units, valueType, createdAt, updatedAt, readingCount, latestTs, latestValue,
-             retentionDays
+             retentionDays, kind
 
         var sql: String {
             switch self {
@@ -77,7 +77,8 @@ extension SenseiStore {
             createdAt: Timestamp(milliseconds: columns.int64(C.createdAt.rawValue)),
             updatedAt: Timestamp(milliseconds: columns.int64(C.updatedAt.rawValue)),
             latest: latest, count: Int(columns.int64(C.readingCount.rawValue)),
-            retentionDays: columns.optionalInt(C.retentionDays.rawValue))
+            retentionDays: columns.optionalInt(C.retentionDays.rawValue),
+            kind: SensorKind(rawValue: columns.text(C.kind.rawValue)) ?? .gauge)
     }
 
     public func sensor(_ reference: SensorReference) throws -> Sensor? {
@@ -102,34 +103,35 @@ extension SenseiStore {
     /// Creates a sensor; `StoreError.codeTaken` if the code exists,
     /// `StoreError.sensorLimit` if the server holds `maxSensors` already.
     /// `retentionDays` nil keeps its readings forever. `labels` must follow
-    /// `SensorLabels`' rules (the route checks them).
+    /// `SensorLabels`' rules (the route checks them). A kind given here is a
+    /// person's: ingest never changes it.
     public func createSensor(code: String, name: String?, units: String, valueType: ValueType,
-                             retentionDays: Int? = nil, labels: [String: String] = [:],
+                             retentionDays: Int? = nil, labels: [String: String] = [:], kind: SensorKind = .gauge,
                              at now: Timestamp = .now()) throws -> Sensor {
         let maxSensors = maxSensors
         return try groupCommit.write { db in
             if try Self.fetchSensor(.code(code), in: db) != nil { throw StoreError.codeTaken(code) }
             try Self.requireRoom(for: 1, maxSensors: maxSensors, in: db)
             let id = try Self.insertSensor(code: code, name: name, units: units, valueType: valueType,
-                                           retentionDays: retentionDays, at: now, in: db)
+                                           retentionDays: retentionDays, kind: kind, at: now, in: db)
             try Self.insertLabels(labels, of: id, in: db)
             return try Self.fetchSensor(.id(id), in: db)!
         }
     }
 
-    /// `fromIngest`: the name and units are an ingest path's, which its later
-    /// metadata may replace (`sensors.name_from_ingest`).
+    /// `fromIngest`: the name, units and kind are an ingest path's, which its
+    /// later metadata may replace (`sensors.name_from_ingest`).
     static func insertSensor(code: String, name: String?, units: String, valueType: ValueType,
-                             retentionDays: Int? = nil, fromIngest: Bool = false,
+                             retentionDays: Int? = nil, kind: SensorKind = .gauge, fromIngest: Bool = false,
                              at now: Timestamp, in db: Database) throws -> Int64 {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO sensors (code, name, units, value_type, created_at, updated_at, retention_days,
-                                 name_from_ingest, units_from_ingest)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 name_from_ingest, units_from_ingest, kind, kind_from_ingest)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         try statement.execute(arguments: [
             code, name ?? SensorCode.defaultName(for: code), units, valueType.rawValue,
-            now.milliseconds, now.milliseconds, retentionDays, fromIngest, fromIngest,
+            now.milliseconds, now.milliseconds, retentionDays, fromIngest, fromIngest, kind.rawValue, fromIngest,
         ])
         return db.lastInsertedRowID
     }
@@ -141,24 +143,26 @@ extension SenseiStore {
     }
 
     /// Changes a sensor's metadata; nil fields stay as they are. For
-    /// `retentionDays`, `.some(nil)` keeps the readings forever. A name or
-    /// units set here are a person's: ingest metadata no longer replaces them.
+    /// `retentionDays`, `.some(nil)` keeps the readings forever. A name,
+    /// units or kind set here are a person's: ingest metadata no longer
+    /// replaces them.
     public func updateSensor(_ reference: SensorReference, name: String?, units: String?,
                              valueType: ValueType?, retentionDays: Int?? = nil, labels: LabelPatch? = nil,
-                             at now: Timestamp = .now()) throws -> Sensor {
+                             kind: SensorKind? = nil, at now: Timestamp = .now()) throws -> Sensor {
         try groupCommit.write { db in
             guard let sensor = try Self.fetchSensor(reference, in: db) else {
                 throw StoreError.sensorNotFound(reference)
             }
             try db.execute(
                 sql: """
-                    UPDATE sensors SET name = ?, units = ?, value_type = ?, retention_days = ?, updated_at = ?,
-                        name_from_ingest = name_from_ingest AND ?, units_from_ingest = units_from_ingest AND ?
+                    UPDATE sensors SET name = ?, units = ?, value_type = ?, retention_days = ?, kind = ?,
+                        updated_at = ?, name_from_ingest = name_from_ingest AND ?,
+                        units_from_ingest = units_from_ingest AND ?, kind_from_ingest = kind_from_ingest AND ?
                     WHERE id = ?
                     """,
                 arguments: [name ?? sensor.name, units ?? sensor.units, (valueType ?? sensor.valueType).rawValue,
-                            retentionDays ?? sensor.retentionDays, now.milliseconds, name == nil, units == nil,
-                            sensor.id])
+                            retentionDays ?? sensor.retentionDays, (kind ?? sensor.kind).rawValue, now.milliseconds,
+                            name == nil, units == nil, kind == nil, sensor.id])
             if let labels { try Self.applyLabels(labels, to: sensor.id, in: db) }
             return try Self.fetchSensor(.id(sensor.id), in: db)!
         }

@@ -17,9 +17,10 @@ extension SenseiStore {
     /// points are refused. `allOrNothing`: the first refusal fails the whole
     /// call with its `SeriesIngestError`, storing nothing.
     ///
-    /// Metadata: `name` and `units` name a sensor when it is created; later, a
-    /// point's non-nil `name` (`units`) replaces the sensor's as long as it
-    /// is the one an ingest path gave, never one a person set (`PATCH`).
+    /// Metadata: `name`, `units` and `kind` describe a sensor when it is
+    /// created; later, a point's non-nil `name` (`units`, `kind`) replaces the
+    /// sensor's as long as it is the one an ingest path gave, never one a
+    /// person set (`POST`, `PATCH`).
     /// Labels are set at creation only; `PATCH` owns them after.
     public func ingest(_ points: [SeriesPoint], allOrNothing: Bool = false, receivedAt: Timestamp = .now(),
                        completion: @escaping @Sendable (Result<SeriesIngestOutcome, any Error>) -> Void) {
@@ -117,12 +118,13 @@ extension SenseiStore {
         return readings
     }
 
-    /// Finds the sensor of each group's series, updating ingest-owned names
-    /// and units the series now gives; returns the groups without one.
+    /// Finds the sensor of each group's series, updating ingest-owned names,
+    /// units and kinds the series now gives; returns the groups without one.
     private static func resolveSeries(_ groups: inout [SeriesGroup], receivedAt: Timestamp,
                                       in db: Database) throws -> [Int] {
         let lookup = BoundStatement(try db.cachedStatement(sql: """
-            SELECT s.id, s.value_type, s.rollups_until, s.code, s.name, s.units, s.name_from_ingest, s.units_from_ingest
+            SELECT s.id, s.value_type, s.rollups_until, s.code, s.name, s.units, s.name_from_ingest, s.units_from_ingest,
+                   s.kind, s.kind_from_ingest
             FROM series JOIN sensors s ON s.id = series.sensor_id WHERE series.identity = ?
             """))
         var missing: [Int] = []
@@ -136,17 +138,20 @@ extension SenseiStore {
                 // Only read what this series could change.
                 let name = fittedName(series.name).flatMap { columns.int64(6) == 1 && $0 != columns.text(4) ? $0 : nil }
                 let units = fittedUnits(series.units).flatMap { columns.int64(7) == 1 && $0 != columns.text(5) ? $0 : nil }
-                return (target, name, units)
+                let kind = series.kind.flatMap { columns.int64(9) == 1 && $0.rawValue != columns.text(8) ? $0 : nil }
+                return (target, name, units, kind)
             }
-            guard let (target, name, units) = found else {
+            guard let (target, name, units, kind) = found else {
                 missing.append(index)
                 continue
             }
             groups[index].target = target
-            if name != nil || units != nil {
+            if name != nil || units != nil || kind != nil {
                 try db.execute(sql: """
-                    UPDATE sensors SET name = coalesce(?, name), units = coalesce(?, units), updated_at = ? WHERE id = ?
-                    """, arguments: [name, units, receivedAt.milliseconds, target.id])
+                    UPDATE sensors SET name = coalesce(?, name), units = coalesce(?, units), kind = coalesce(?, kind),
+                        updated_at = ?
+                    WHERE id = ?
+                    """, arguments: [name, units, kind?.rawValue, receivedAt.milliseconds, target.id])
             }
         }
         return missing
@@ -159,7 +164,8 @@ extension SenseiStore {
             try Int.fetchOne(taken, arguments: [candidate]) != nil
         }
         let id = try insertSensor(code: code, name: fittedName(series.name), units: fittedUnits(series.units) ?? "",
-                                  valueType: series.valueType, fromIngest: true, at: now, in: db)
+                                  valueType: series.valueType, kind: series.kind ?? .gauge, fromIngest: true,
+                                  at: now, in: db)
         var labels = series.labels
         if labels["source"] == nil { labels["source"] = series.identity.source }
         try insertLabels(SensorLabels.fitted(labels), of: id, in: db)

@@ -22,13 +22,15 @@ public struct UsageQuery: Sendable {
 
 extension SenseiStore {
     /// A sensor's usage per interval, from its readings wherever they are kept
-    /// (rows or packed hours), in one pass oldest first.
-    public func usage(of reference: SensorReference, kind: SensorKind, _ query: UsageQuery) throws -> UsageReport {
+    /// (rows or packed hours), in one pass oldest first: a counter's increase
+    /// or a gauge's integral, as the sensor's stored kind says.
+    public func usage(of reference: SensorReference, _ query: UsageQuery) throws -> UsageReport {
         try pool.read { db in
             guard let sensor = try Self.fetchSensor(reference, in: db) else {
                 throw StoreError.sensorNotFound(reference)
             }
             let first = query.boundaries[0], end = query.boundaries[query.boundaries.count - 1]
+            let kind = sensor.kind
             var accumulator = UsageAccumulator(kind: kind, boundaries: query.boundaries, maxGap: query.maxGap)
             // The reading before the range, and the one after it, carry their
             // share of the pieces that straddle its ends.

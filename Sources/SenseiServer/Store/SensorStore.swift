@@ -22,10 +22,10 @@ protocol SensorStore: AnyObject, Sendable {
 
     /// `StoreError.codeTaken`, `.sensorLimit` when refused.
     func createSensor(code: String, name: String?, units: String, valueType: ValueType, retentionDays: Int?,
-                      labels: [String: String], at now: Timestamp) throws -> Sensor
+                      labels: [String: String], kind: SensorKind, at now: Timestamp) throws -> Sensor
     /// nil fields stay; `retentionDays` `.some(nil)` keeps readings forever.
     func updateSensor(_ reference: SensorReference, name: String?, units: String?, valueType: ValueType?,
-                      retentionDays: Int??, labels: LabelPatch?, at now: Timestamp) throws -> Sensor
+                      retentionDays: Int??, labels: LabelPatch?, kind: SensorKind?, at now: Timestamp) throws -> Sensor
     /// Deletes the sensor and every row of it (readings, rollups, labels, series, alert rules).
     func deleteSensor(_ reference: SensorReference) throws
 

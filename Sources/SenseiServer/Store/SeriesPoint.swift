@@ -29,8 +29,8 @@ public struct SeriesIdentity: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A series as an ingest path describes it. Only `identity` finds its sensor;
-/// the rest is used when the sensor is created (and `name`, `units` later too,
-/// while no person has set them: see `SenseiStore.ingest`).
+/// the rest is used when the sensor is created (and `name`, `units`, `kind`
+/// later too, while no person has set them: see `SenseiStore.ingest`).
 public struct Series: Sendable {
     public var identity: SeriesIdentity
     /// What the new sensor's code should look like (`living_room`,
@@ -46,15 +46,19 @@ public struct Series: Sendable {
     public var units: String?
     /// The new sensor's value type; later points must fit the sensor's type.
     public var valueType: ValueType
+    /// What the ecosystem says the series is (an energy total is a counter);
+    /// nil: it says nothing, and a new sensor is a gauge.
+    public var kind: SensorKind?
 
     public init(identity: SeriesIdentity, preferredCode: String, labels: [String: String] = [:],
-                name: String? = nil, units: String? = nil, valueType: ValueType = .float) {
+                name: String? = nil, units: String? = nil, valueType: ValueType = .float, kind: SensorKind? = nil) {
         self.identity = identity
         self.preferredCode = preferredCode
         self.labels = labels
         self.name = name
         self.units = units
         self.valueType = valueType
+        self.kind = kind
     }
 }
 

@@ -7,7 +7,7 @@ import SenseiSQLite
 /// rollups are clustered (`WITHOUT ROWID`) on (sensor, time): a window of one
 /// sensor is one contiguous read.
 enum CacheSchema {
-    static let version = 5
+    static let version = 6
 
     static let sql = """
         CREATE TABLE sensors (
@@ -37,7 +37,9 @@ enum CacheSchema {
             synced_latest INTEGER,
             synced_count INTEGER,
             -- the server's retentionDays (NULL: forever)
-            retention_days INTEGER
+            retention_days INTEGER,
+            -- the server's kind: gauge or counter (how its usage adds up)
+            kind TEXT NOT NULL DEFAULT 'gauge'
         );
         CREATE INDEX sensors_code ON sensors(code);
         CREATE TABLE readings (
@@ -94,6 +96,9 @@ enum CacheSchema {
             ALTER TABLE sensors ADD COLUMN synced_count INTEGER;
             ALTER TABLE sensors ADD COLUMN retention_days INTEGER;
             """)
+        // Kinds come with the next sensor list, which a dashboard fetches
+        // whole at its start (the list's ETag is kept in memory only).
+        migrator.registerStep(from: 5, sql: "ALTER TABLE sensors ADD COLUMN kind TEXT NOT NULL DEFAULT 'gauge'")
         return migrator
     }()
 

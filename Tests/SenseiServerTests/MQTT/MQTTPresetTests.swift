@@ -77,7 +77,7 @@ import SenseiModels
         let esphome = #"{"dev_cla":"temperature","unit_of_meas":"°C","stat_cla":"measurement","name":"Porch temperature","stat_t":"porch-node/sensor/temperature/state","avty_t":"porch-node/status","uniq_id":"ESPsensortemperature","dev":{"ids":"a4cf12b3c4d5","name":"porch-node","sw":"esphome v2024.2.0"}}"#
         #expect(outcome("homeassistant/sensor/porch-node/temperature/config", Array(esphome.utf8), retained: true)
             == .discovery(.init(stateTopic: "porch-node/sensor/temperature/state", field: nil,
-                                name: "Porch temperature", units: "°C")))
+                                name: "Porch temperature", units: "°C", kind: .gauge)))
         let point = points("porch-node/sensor/temperature/state", "21.5").first
         #expect(point?.name == "Porch temperature")
         #expect(point?.units == "°C")
@@ -96,6 +96,43 @@ import SenseiModels
         #expect(HomeAssistantDiscovery.keyPath(ofTemplate: "{{ value_json.temperature | float | round(1) }}") == "temperature")
         #expect(HomeAssistantDiscovery.keyPath(ofTemplate: "{{ value }}") == nil)
         #expect(HomeAssistantDiscovery.keyPath(ofTemplate: "{{ value_json.a + value_json.b }}") == nil)
+    }
+
+    /// Each ecosystem's energy total is a counter; its other values say nothing (gauges).
+    @Test func energyTotalsAreCounters() {
+        let tasmota = points("tele/plug/SENSOR", #"{"Time":"2019-06-09T15:34:46","ENERGY":{"TotalStartTime":"2019-06-07T19:57:17","Total":0.041,"Yesterday":0.012,"Today":0.029,"Power":12,"Voltage":231}}"#)
+        #expect(tasmota.filter { $0.kind == .counter }.map(\.field) == ["ENERGY.Total"])
+        #expect(tasmota.filter { $0.kind == nil }.map(\.field) == ["ENERGY.Power", "ENERGY.Today", "ENERGY.Voltage", "ENERGY.Yesterday"])
+        // Only under ENERGY: another sensor's `Total` is no energy meter.
+        #expect(points("tele/rain/SENSOR", #"{"RG-15":{"Total":3.2}}"#).first?.kind == nil)
+        let shelly = points("shellypro3em-0cb815fc1234/status/switch:1",
+                            #"{"id":1,"apower":8.9,"aenergy":{"total":6.532,"by_minute":[1,2,3],"minute_ts":1654511100},"ret_aenergy":{"total":0.5}}"#)
+        #expect(shelly.filter { $0.kind == .counter }.map(\.field) == ["switch:1.aenergy.total", "switch:1.ret_aenergy.total"])
+        #expect(shelly.first { $0.field == "switch:1.apower" }?.kind == nil)
+        #expect(points("energy-node/sensor/total_daily_energy/state", "1.25").first?.kind == .counter)
+        #expect(points("energy-node/sensor/daily_energy_total/state", "1.25").first?.kind == nil)
+        // Zigbee2MQTT and generic topics say nothing of kinds.
+        #expect(points("zigbee2mqtt/plug", #"{"energy":1.5,"power":3}"#).allSatisfy { $0.kind == nil })
+        #expect(points("home/grid/total", "12").first?.kind == nil)
+    }
+
+    /// A discovery config's `state_class`, full or abbreviated, over the preset's guess.
+    @Test func homeAssistantStateClassesGiveKinds() {
+        for (stateClass, kind) in [("total_increasing", SensorKind.counter), ("total", .counter), ("measurement", .gauge)] {
+            #expect(HomeAssistantDiscovery.entry(from: ["stat_t": .string("a/b"), "stat_cla": .string(stateClass)])?.kind == kind)
+            #expect(HomeAssistantDiscovery.entry(from: ["state_topic": .string("a/b"), "state_class": .string(stateClass)])?.kind == kind)
+        }
+        #expect(HomeAssistantDiscovery.entry(from: ["stat_t": .string("a/b")])?.kind == nil)
+        #expect(HomeAssistantDiscovery.entry(from: ["stat_t": .string("a/b"), "stat_cla": .string("future_class")])?.kind == nil)
+        let mapper = MQTTMessageMapper(presets: MQTTPreset.allCases, topicFilters: ["home/+/+"])
+        let config = #"{"stat_t":"tele/meter/SENSOR","val_tpl":"{{ value_json.ENERGY.Total }}","stat_cla":"measurement"}"#
+        _ = mapper.map(topic: "homeassistant/sensor/meter/total/config", payload: Array(config.utf8), retained: true)
+        guard case .points(let found) = mapper.map(topic: "tele/meter/SENSOR", payload: Array(#"{"ENERGY":{"Total":1}}"#.utf8),
+                                                   retained: false) else {
+            Issue.record("no points")
+            return
+        }
+        #expect(found.map(\.kind) == [.gauge])
     }
 
     @Test func genericTopics() {
