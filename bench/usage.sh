@@ -110,6 +110,8 @@ measure() {
 say "timing the usage queries ($RUNS runs each)"
 measure summaries
 version=$(sqlite3 "$database" 'PRAGMA user_version')
+# A server before version 9 has no summaries: its figures are the "before".
+[ "$version" -ge 9 ] || sed -i 's/^summaries_/before_/' "$work/figures"
 if [ "$version" -ge 9 ]; then
     summaries="first_ts first_value last_ts last_value integral longest_gap increase"
     stop_server
@@ -133,7 +135,7 @@ echo
 echo "GET /sensors/year/usage: a year of 30 s readings (1,051,200; $(sqlite3 "$database" 'SELECT count(*) FROM reading_blocks') packed hours), after=a year back, tz=Europe/Berlin"
 echo "$RUNS runs each over one keep-alive connection, loopback; schema version $version; $(basename "$server_bin")"
 printf '%-22s %-8s %12s %12s %10s  %s\n' "" interval "median" "p95" "bytes" "ceiling 50 ms (day)"
-for name in summaries decoded upgraded; do
+for name in summaries before decoded upgraded; do
     grep -q "^${name}_day " "$work/figures" || continue
     for interval in day hour month; do
         row="${name}_$interval"
