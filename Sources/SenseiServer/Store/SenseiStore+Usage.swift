@@ -39,7 +39,11 @@ extension SenseiStore {
                     return false
                 }
             let range = ReadingRange(sensorID: sensor.id, lo: first, hi: Timestamp.range.upperBound)
-            let feed = { (ts: Int64, value: Double) -> Bool in
+            // A local function, not a closure value: passed only where it
+            // cannot escape, the accumulator stays unboxed (a closure value
+            // made the decoded path twice as slow as before: 110 ms a year by
+            // month where the old walk took 47).
+            func feed(_ ts: Int64, _ value: Double) -> Bool {
                 accumulator.add(time: ts, value: value)
                 return ts < end
             }
