@@ -1,4 +1,4 @@
--- Sensei server schema, version 8.
+-- Sensei server schema, version 9.
 -- The server applies this file, byte for byte, to a new database. Times are
 -- INTEGER milliseconds since the Unix epoch, UTC.
 
@@ -65,11 +65,30 @@ CREATE TABLE readings (
 -- rollups (a query computes them from the block), its hour rollup stays, and
 -- it lies before the sensor's `rollups_until`. A write into a packed hour
 -- unpacks it first. Added in version 4.
+--
+-- The rest is the hour's usage summary (`UsageSummary`), computed when the
+-- hour is packed, so that `GET /sensors/<id>/usage` over a year reads 8,760
+-- of these instead of decoding a million readings (docs/storage.md): its
+-- first and last reading; `integral`, the trapezoids between its consecutive
+-- readings in value·hours with no gap left out; `longest_gap`, the longest
+-- time between two of them, so a query knows when its `maxGap` would have
+-- left some out (it decodes that hour); and `increase`, its rises as a
+-- counter's, a drop counting from 0. Pieces between hours are not in any
+-- hour: the query adds them from one hour's last reading and the next's
+-- first. NULL: never filled (a reader decodes the block). Added in version 9,
+-- which filled them for the blocks already packed.
 CREATE TABLE reading_blocks (
-    sensor_id INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
-    start     INTEGER NOT NULL,
-    count     INTEGER NOT NULL,
-    data      BLOB    NOT NULL,
+    sensor_id   INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
+    start       INTEGER NOT NULL,
+    count       INTEGER NOT NULL,
+    data        BLOB    NOT NULL,
+    first_ts    INTEGER,
+    first_value REAL,
+    last_ts     INTEGER,
+    last_value  REAL,
+    integral    REAL,
+    longest_gap INTEGER,
+    increase    REAL,
     PRIMARY KEY (sensor_id, start)
 );
 
@@ -179,4 +198,4 @@ CREATE TABLE influx_databases (
     name TEXT NOT NULL PRIMARY KEY
 ) WITHOUT ROWID;
 
-PRAGMA user_version = 8;
+PRAGMA user_version = 9;

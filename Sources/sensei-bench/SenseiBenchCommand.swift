@@ -10,7 +10,7 @@ struct SenseiBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sensei-bench",
         abstract: "Benchmark helpers for sensei-server (see bench/README.md).",
-        subcommands: [Hello.self, LoadYear.self, MakeSensors.self, RSS.self, Report.self])
+        subcommands: [Hello.self, LoadYear.self, MakeSensors.self, RSS.self, Report.self, TimeGet.self])
 }
 
 /// Where the server under test listens and the token to use there.

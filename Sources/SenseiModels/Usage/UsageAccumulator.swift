@@ -45,6 +45,20 @@ public struct UsageAccumulator: Sendable {
         previous = last
     }
 
+    /// A summarised stretch (a packed hour) added whole when its readings all
+    /// lie in one interval of the range and its usage does not depend on
+    /// readings it leaves out (a gauge's longest gap is within `maxGap`);
+    /// otherwise nothing is added and the caller feeds its readings instead.
+    public mutating func add(_ summary: UsageSummary) -> Bool {
+        guard let usage = summary.usage(kind: kind, maxGap: maxGap),
+              let index = interval(holding: summary.firstTime), index == interval(holding: summary.lastTime) else {
+            return false
+        }
+        add(first: (summary.firstTime, summary.firstValue), last: (summary.lastTime, summary.lastValue),
+            usage: usage, count: summary.count)
+        return true
+    }
+
     /// The usage between two readings, on its own (a rollup's internal sum).
     public static func piece(kind: SensorKind, from start: (time: Int64, value: Double),
                              to end: (time: Int64, value: Double), maxGap: Int64 = defaultMaxGap) -> Double {

@@ -1,6 +1,7 @@
 import SenseiModels
 import Foundation
 import GRDB
+import SenseiModels
 
 /// A sensor's packed hours (`reading_blocks`, see schema.sql): packing an hour
 /// of readings into a block, unpacking it again, and finding the blocks of a range.
@@ -38,11 +39,12 @@ enum PackedHours {
             timestamps.append(row.int64(0))
             values.append(row.double(1))
         }
-        guard !timestamps.isEmpty else { return 0 }
+        guard let summary = UsageSummary(timestamps: timestamps, values: values) else { return 0 }
         let data = ReadingBlock.encode(timestamps: timestamps, values: values)
         try db.execute(sql: """
-            INSERT INTO reading_blocks (sensor_id, start, count, data) VALUES (?, ?, ?, ?)
-            """, arguments: [sensorID, hour, timestamps.count, Data(data)])
+            INSERT INTO reading_blocks (sensor_id, start, count, data, \(summaryColumns))
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [sensorID, hour, timestamps.count, Data(data)] + summaryArguments(summary))
         try db.execute(sql: "DELETE FROM readings WHERE sensor_id = ? AND ts >= ? AND ts < ?",
                        arguments: [sensorID, hour, hour + width])
         try db.execute(sql: "DELETE FROM rollups_minute WHERE sensor_id = ? AND start >= ? AND start < ?",

@@ -30,6 +30,31 @@ struct ReadingRange {
     /// for each of thousands of sensors, and a GRDB `Row` a reading cost
     /// more than the rest of the walk.
     func forEach(ascending: Bool, in db: Database, _ body: (Int64, Double) throws -> Bool) throws {
+        try forEachRowOrBlock(ascending: ascending, blockColumns: "data", in: db, row: body) { block in
+            try forEachReading(in: block.blob(1), ascending: ascending, body)
+        }
+    }
+
+    /// The readings of a packed hour's `data` that lie in the range, to
+    /// `body` in the order asked; false when `body` stopped.
+    func forEachReading(in data: UnsafeBufferPointer<UInt8>, ascending: Bool,
+                        _ body: (Int64, Double) throws -> Bool) throws -> Bool {
+        let (timestamps, values) = try ReadingBlock.decode(data)
+        let indices = ascending ? Array(timestamps.indices) : timestamps.indices.reversed()
+        for index in indices where timestamps[index] >= lo && timestamps[index] <= hi {
+            guard try body(timestamps[index], values[index]) else { return false }
+        }
+        return true
+    }
+
+    /// The walk under `forEach`: each row in the range to `row`, and each
+    /// packed hour holding part of it whole to `block`, as the columns
+    /// `start, <blockColumns>` of its `reading_blocks` row (valid only during
+    /// the call), in time order, until either returns false. A block's
+    /// readings outside the range are the callee's to skip.
+    func forEachRowOrBlock(ascending: Bool, blockColumns: String, in db: Database,
+                           row rowBody: (Int64, Double) throws -> Bool,
+                           block blockBody: (BoundStatement.Columns) throws -> Bool) throws {
         guard lo <= hi else { return }
         let order = ascending ? "ASC" : "DESC"
         let rows = BoundStatement(try db.cachedStatement(sql: """
@@ -40,7 +65,7 @@ struct ReadingRange {
         rows.bind(3, hi)
         defer { rows.reset() }
         let blocks = BoundStatement(try db.cachedStatement(sql: """
-            SELECT start, data FROM reading_blocks WHERE sensor_id = ? AND start >= ? AND start <= ?
+            SELECT start, \(blockColumns) FROM reading_blocks WHERE sensor_id = ? AND start >= ? AND start <= ?
             ORDER BY start \(order)
             """))
         blocks.bind(1, sensorID)
@@ -49,16 +74,11 @@ struct ReadingRange {
         defer { blocks.reset() }
         /// The row the blocks statement is on, nil past the last.
         var block = try blocks.step()
-        /// Emits the current block's readings in the range; false when `body` stopped.
+        /// Hands the current block on, then steps past it (its columns are SQLite's until then).
         func emitBlock() throws -> Bool {
-            // Decoded before stepping on: the blob is SQLite's until then.
-            let (timestamps, values) = try ReadingBlock.decode(block!.blob(1))
+            let goOn = try blockBody(block!)
             block = try blocks.step()
-            let indices = ascending ? Array(timestamps.indices) : timestamps.indices.reversed()
-            for index in indices where timestamps[index] >= lo && timestamps[index] <= hi {
-                guard try body(timestamps[index], values[index]) else { return false }
-            }
-            return true
+            return goOn
         }
         while let row = try rows.step() {
             let ts = row.int64(0)
@@ -68,7 +88,7 @@ struct ReadingRange {
             while let start = block?.int64(0), ascending ? start < ts : start > ts {
                 guard try emitBlock() else { return }
             }
-            guard try body(ts, value) else { return }
+            guard try rowBody(ts, value) else { return }
         }
         while block != nil {
             guard try emitBlock() else { return }

@@ -92,6 +92,22 @@ extension SenseiStore {
             ALTER TABLE sensors ADD COLUMN kind_from_ingest INTEGER NOT NULL DEFAULT 0 CHECK (kind_from_ingest IN (0, 1));
             UPDATE sensors SET kind_from_ingest = 1 WHERE id IN (SELECT sensor_id FROM series);
             """)
+        // Each packed hour's usage summary, filled here for the blocks already
+        // packed (decoded one by one; bench/usage.sh times it for a year of
+        // 30-second readings). The summary is the contract's rules
+        // (docs/energy.md), which do not change.
+        migrator.registerStep(from: 8) { db in
+            try db.execute(sql: """
+                ALTER TABLE reading_blocks ADD COLUMN first_ts INTEGER;
+                ALTER TABLE reading_blocks ADD COLUMN first_value REAL;
+                ALTER TABLE reading_blocks ADD COLUMN last_ts INTEGER;
+                ALTER TABLE reading_blocks ADD COLUMN last_value REAL;
+                ALTER TABLE reading_blocks ADD COLUMN integral REAL;
+                ALTER TABLE reading_blocks ADD COLUMN longest_gap INTEGER;
+                ALTER TABLE reading_blocks ADD COLUMN increase REAL;
+                """)
+            try PackedHours.fillMissingSummaries(in: db)
+        }
         return migrator
     }()
 }

@@ -21,9 +21,10 @@ public struct UsageQuery: Sendable {
 }
 
 extension SenseiStore {
-    /// A sensor's usage per interval, from its readings wherever they are kept
-    /// (rows or packed hours), in one pass oldest first: a counter's increase
-    /// or a gauge's integral, as the sensor's stored kind says.
+    /// A sensor's usage per interval, as its stored kind counts it, from its
+    /// readings wherever they are kept, in one pass oldest first: rows one by
+    /// one, a packed hour by its summary when that is enough
+    /// (`UsageAccumulator.add(_:)`), else decoded.
     public func usage(of reference: SensorReference, _ query: UsageQuery) throws -> UsageReport {
         try pool.read { db in
             guard let sensor = try Self.fetchSensor(reference, in: db) else {
@@ -39,11 +40,24 @@ extension SenseiStore {
                     accumulator.add(time: ts, value: value)
                     return false
                 }
-            try ReadingRange(sensorID: sensor.id, lo: first, hi: Timestamp.range.upperBound)
-                .forEach(ascending: true, in: db) { ts, value in
-                    accumulator.add(time: ts, value: value)
-                    return ts < end
+            let range = ReadingRange(sensorID: sensor.id, lo: first, hi: Timestamp.range.upperBound)
+            // A local function, not a closure value: passed only where it
+            // cannot escape, the accumulator stays unboxed (a closure value
+            // made the decoded path twice as slow as before: 110 ms a year by
+            // month where the old walk took 47).
+            func feed(_ ts: Int64, _ value: Double) -> Bool {
+                accumulator.add(time: ts, value: value)
+                return ts < end
+            }
+            try range.forEachRowOrBlock(ascending: true, blockColumns: "data, count, \(PackedHours.summaryColumns)",
+                                        in: db, row: feed) { block in
+                if let summary = PackedHours.summary(in: block, from: 3, count: Int(block.int64(2))) {
+                    if accumulator.add(summary) { return true }
+                    // Past the range, its first reading is the one after it.
+                    if summary.firstTime >= end { return feed(summary.firstTime, summary.firstValue) }
                 }
+                return try range.forEachReading(in: block.blob(1), ascending: true, feed)
+            }
             let buckets = zip(query.boundaries, query.boundaries.dropFirst()).enumerated().map { index, interval in
                 UsageBucket(start: Timestamp(milliseconds: interval.0), value: accumulator.values[index],
                             count: accumulator.counts[index], complete: interval.1 <= query.now.milliseconds)
