@@ -110,8 +110,8 @@ import SenseiTestSupport
         // snapshot: a rule created and firing since the screen opened
         #expect(AppView.render(model).text == """
              Alerts                                                                1 firing
-             State   Name            Sensor           Since                      Value
-             firing  Porch too warm  temperature_ext  2025-01-09 11:59 (1m ago)  31.5
+             State   Name            Sensor           Condition  Since           Value
+             firing  Porch too warm  temperature_ext  above 30   11:59 (1m ago)  31.5
 
 
 
