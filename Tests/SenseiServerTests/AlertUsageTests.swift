@@ -19,8 +19,9 @@ struct AlertUsageTests {
         func set(_ time: Timestamp) { milliseconds.store(time.milliseconds, ordering: .releasing) }
     }
 
-    static func withUsageServer<T>(clock: TestClock? = nil, _ body: (TestServer) async throws -> T) async throws -> T {
-        try await withTestServer(configure: { configuration in
+    static func withUsageServer<T>(clock: TestClock? = nil, dataDirectory: String? = nil,
+                                   _ body: (TestServer) async throws -> T) async throws -> T {
+        try await withTestServer(dataDirectory: dataDirectory, configure: { configuration in
             AlertTests.fast(&configuration)
             configuration.alerts.usageCheckInterval = 0
             if let clock { configuration.alerts.clock = { clock.now() } }
@@ -156,6 +157,43 @@ struct AlertUsageTests {
             #expect(receiver.accepted.map(\.path) == ["/above"])
             #expect(Self.close(Self.number(receiver.accepted[0].json?["value"]), 250))
             #expect(try AlertTests.state(server, below) == "ok" && AlertTests.state(server, above) == "firing")
+        }
+    }
+
+    /// A rule firing before a restart does not fire again after it in the
+    /// same interval, and a restart after the interval ended resolves it.
+    @Test func aRestartNeitherRefiresNorForgetsTheIntervalsEnd() async throws {
+        let receiver = try WebhookReceiver()
+        let clock = TestClock(try Self.time("2025-06-02T10:30:00Z"))
+        try await withTemporaryDirectory { directory in
+            let id: Int64 = try await Self.withUsageServer(clock: clock, dataDirectory: directory) { server in
+                try Self.createHeatPump(server)
+                let id = try AlertTests.rule(server, #"""
+                    {"name":"Hourly","sensor":"heat_pump","condition":"usage_above","threshold":100,"interval":"hour",
+                     "notify":["\#(receiver.url())"]}
+                    """#)
+                try Self.postMinutes(server, "heat_pump", from: try Self.time("2025-06-02T10:00:00Z"), minutes: 0...10, watts: 1200)
+                try receiver.wait { $0.count == 1 }
+                try AlertTests.drained(server)
+                return id
+            }
+            clock.set(try Self.time("2025-06-02T10:45:00Z"))
+            try await Self.withUsageServer(clock: clock, dataDirectory: directory) { server in
+                // Same hour, more use: still firing from before, and the restart sent nothing.
+                try Self.postMinutes(server, "heat_pump", from: try Self.time("2025-06-02T10:11:00Z"), minutes: 0...5, watts: 1200)
+                try AlertTests.drained(server)
+                #expect(try AlertTests.state(server, id) == "firing")
+                #expect(receiver.accepted.count == 1)
+            }
+            // Down over the hour's end: the next start resolves it, with the hour's 16 minutes of 1.2 kW.
+            clock.set(try Self.time("2025-06-02T11:20:00Z"))
+            try await Self.withUsageServer(clock: clock, dataDirectory: directory) { server in
+                try receiver.wait { $0.count == 2 }
+                try AlertTests.drained(server)
+                #expect(AlertTests.states(receiver.accepted) == ["firing", "resolved"])
+                #expect(Self.close(Self.number(receiver.accepted[1].json?["value"]), 1200.0 * 16 / 60))
+                #expect(try AlertTests.state(server, id) == "ok")
+            }
         }
     }
 }
