@@ -1,4 +1,4 @@
--- Sensei server schema, version 9.
+-- Sensei server schema, version 10.
 -- The server applies this file, byte for byte, to a new database. Times are
 -- INTEGER milliseconds since the Unix epoch, UTC.
 
@@ -152,12 +152,14 @@ CREATE TABLE tokens (
 -- kept here so that a restart neither forgets a firing alert nor fires it
 -- again. `notify` is a JSON array of URLs. `judged_ts`: the newest reading
 -- judged (older ones arriving later do not move the state back);
--- `notified_at`: the last notification, for `repeat_seconds`.
+-- `notified_at`: the last notification, for `repeat_seconds`. A
+-- `usage_above` rule (version 10) has its calendar: `interval` (hour, day,
+-- week, month) and `tz` (an IANA zone; NULL is UTC); NULL for the others.
 CREATE TABLE alert_rules (
     id             INTEGER PRIMARY KEY AUTOINCREMENT,
     name           TEXT    NOT NULL,
     sensor_id      INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
-    condition      TEXT    NOT NULL CHECK (condition IN ('above', 'below', 'silent')),
+    condition      TEXT    NOT NULL CHECK (condition IN ('above', 'below', 'silent', 'usage_above')),
     threshold      REAL,
     for_seconds    INTEGER NOT NULL DEFAULT 0 CHECK (for_seconds >= 0),
     hysteresis     REAL    NOT NULL DEFAULT 0 CHECK (hysteresis >= 0),
@@ -168,7 +170,9 @@ CREATE TABLE alert_rules (
     value          REAL,
     judged_ts      INTEGER,
     notified_at    INTEGER,
-    created_at     INTEGER NOT NULL
+    created_at     INTEGER NOT NULL,
+    interval       TEXT    CHECK (interval IN ('hour', 'day', 'week', 'month')),
+    tz             TEXT
 );
 
 CREATE INDEX alert_rules_by_sensor ON alert_rules (sensor_id);
@@ -198,4 +202,4 @@ CREATE TABLE influx_databases (
     name TEXT NOT NULL PRIMARY KEY
 ) WITHOUT ROWID;
 
-PRAGMA user_version = 9;
+PRAGMA user_version = 10;

@@ -1,7 +1,9 @@
 /// The JSON body an alert's webhook receives (docs/design.md, "Alerts"):
 /// `{"alert":{"id","name"},"sensor":{"id","code","name","units","kind"},"state",
-/// "condition","threshold","value","at","message"}`. ntfy's plain-text form
-/// is derived from it at sending.
+/// "condition","threshold","value","at","message"}`; a `usage_above` rule's
+/// adds `"interval"`, `"tz"` and `"units"` (the usage's, which the threshold
+/// and value are in) after `threshold`. ntfy's plain-text form is derived
+/// from it at sending.
 public struct AlertNotification: Sendable {
     /// What a receiver is told of the rule's sensor.
     public struct SensorInfo: Sendable {
@@ -27,19 +29,23 @@ public struct AlertNotification: Sendable {
     public var state: String
     public var condition: String
     public var threshold: Double?
+    /// A `usage_above` rule's calendar and the usage's units; nil for the others.
+    public var usage: (interval: String, timeZone: String, units: String)?
     public var value: Double?
     public var at: Timestamp
     /// One line for a person.
     public var message: String
 
     public init(ruleID: Int64, ruleName: String, sensor: SensorInfo, state: String, condition: String,
-                threshold: Double?, value: Double?, at: Timestamp, message: String) {
+                threshold: Double?, usage: (interval: String, timeZone: String, units: String)? = nil,
+                value: Double?, at: Timestamp, message: String) {
         self.ruleID = ruleID
         self.ruleName = ruleName
         self.sensor = sensor
         self.state = state
         self.condition = condition
         self.threshold = threshold
+        self.usage = usage
         self.value = value
         self.at = at
         self.message = message
@@ -66,6 +72,14 @@ public struct AlertNotification: Sendable {
         writer.string(condition)
         writer.key("threshold")
         if let threshold { writer.number(threshold) } else { writer.null() }
+        if let usage {
+            writer.key("interval")
+            writer.string(usage.interval)
+            writer.key("tz")
+            writer.string(usage.timeZone)
+            writer.key("units")
+            writer.string(usage.units)
+        }
         writer.key("value")
         if let value { writer.number(value) } else { writer.null() }
         writer.key("at")

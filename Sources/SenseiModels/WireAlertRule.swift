@@ -6,6 +6,9 @@
 public struct WireAlertRule: Sendable {
     public enum Key: Sendable, CaseIterable {
         case id, name, sensor, condition, threshold
+        /// `interval`, `tz` and `units`: a `usage_above` rule's calendar and
+        /// the units of its usage (its threshold's); left out for the others.
+        case interval, timeZone, units
         /// `for`, `hysteresis`, `repeat` and `notify`: the rule's settings.
         case forSeconds, hysteresis, repeatSeconds, notify
         case state, since, value
@@ -13,7 +16,7 @@ public struct WireAlertRule: Sendable {
         /// The API's rule object, in its order.
         public static let api: [Key] = allCases
         /// What the dashboard keeps of a rule: all but the settings.
-        public static let status: [Key] = [.id, .name, .sensor, .condition, .threshold, .state, .since, .value]
+        public static let status: [Key] = [.id, .name, .sensor, .condition, .threshold, .interval, .timeZone, .units, .state, .since, .value]
     }
 
     /// The rule's settings, which only the server has.
@@ -35,10 +38,16 @@ public struct WireAlertRule: Sendable {
     public var name: String
     /// The sensor's code.
     public var sensor: String
-    /// `above`, `below` or `silent`.
+    /// `above`, `below`, `silent` or `usage_above`.
     public var condition: String
     /// nil for `silent`.
     public var threshold: Double?
+    /// `hour`, `day`, `week` or `month` for `usage_above`; nil (and left out) for the others.
+    public var interval: String?
+    /// The zone of a `usage_above` rule's calendar (`UTC` by default); nil for the others.
+    public var timeZone: String?
+    /// The units of a `usage_above` rule's usage (W → Wh), which its threshold and value are in.
+    public var units: String?
     /// nil where the settings are not kept: their keys are then left out.
     public var settings: Settings?
     /// `ok`, `pending` or `firing`.
@@ -49,12 +58,16 @@ public struct WireAlertRule: Sendable {
     public var value: Double?
 
     public init(id: Int64, name: String, sensor: String, condition: String, threshold: Double?,
-                settings: Settings? = nil, state: String, since: Timestamp, value: Double?) {
+                settings: Settings? = nil, interval: String? = nil, timeZone: String? = nil, units: String? = nil,
+                state: String, since: Timestamp, value: Double?) {
         self.id = id
         self.name = name
         self.sensor = sensor
         self.condition = condition
         self.threshold = threshold
+        self.interval = interval
+        self.timeZone = timeZone
+        self.units = units
         self.settings = settings
         self.state = state
         self.since = since
@@ -90,6 +103,18 @@ public struct WireAlertRule: Sendable {
         case .threshold:
             writer.key("threshold")
             if let threshold { writer.number(threshold) } else { writer.null() }
+        case .interval:
+            guard let interval else { return }
+            writer.key("interval")
+            writer.string(interval)
+        case .timeZone:
+            guard let timeZone else { return }
+            writer.key("tz")
+            writer.string(timeZone)
+        case .units:
+            guard let units else { return }
+            writer.key("units")
+            writer.string(units)
         case .forSeconds:
             guard let settings else { return }
             writer.key("for")
@@ -132,7 +157,8 @@ extension WireAlertRule {
             throw WireFormatError("malformed alert rule")
         }
         self.init(id: Int64(id), name: name, sensor: sensor, condition: condition,
-                  threshold: json["threshold"]?.doubleValue, state: state, since: since,
+                  threshold: json["threshold"]?.doubleValue, interval: json["interval"]?.stringValue,
+                  timeZone: json["tz"]?.stringValue, units: json["units"]?.stringValue, state: state, since: since,
                   value: json["value"]?.doubleValue)
     }
 }

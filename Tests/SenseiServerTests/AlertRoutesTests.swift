@@ -106,6 +106,75 @@ struct AlertRoutesTests {
         }
     }
 
+    /// A `usage_above` rule: its calendar on the wire, UTC by default; a
+    /// change to another condition drops it.
+    @Test func usageRulesCarryTheirIntervalAndZone() async throws {
+        try await withTestServer { server async throws in
+            #expect(try server.writer.post("/sensors/heat_pump/data", json: #"{"value":1200}"#).status == 201)
+            let created = try server.admin.post("/alerts", json: #"""
+                {"name":"Heat pump","sensor":"heat_pump","condition":"usage_above","threshold":30000,"interval":"day",
+                 "tz":"Europe/Berlin","for":0,"hysteresis":0,"repeat":null,"notify":["http://h/x"]}
+                """#)
+            #expect(created.status == 201, "\(created.text)")
+            let rule = try created.json
+            let id = try #require(rule["id"]?.intValue)
+            #expect(rule["condition"] == .string("usage_above") && rule["threshold"] == .number(30000))
+            #expect(rule["interval"] == .string("day") && rule["tz"] == .string("Europe/Berlin"))
+            #expect(rule["for"] == .number(0) && rule["hysteresis"] == .number(0) && rule["repeat"] == .null)
+            #expect(try server.reader.get("/alerts").json == .object(["alerts": .array([rule])]))
+            // The zone by default; a PATCH keeps the calendar and may change it.
+            let utc = try server.admin.post("/alerts", json: #"""
+                {"name":"Hourly","sensor":"heat_pump","condition":"usage_above","threshold":2000,"interval":"hour",
+                 "notify":["http://h/x"]}
+                """#)
+            #expect(try utc.json["tz"] == .string("UTC") && utc.json["interval"] == .string("hour"))
+            let weekly = try server.admin.patch("/alerts/\(id)", json: #"{"interval":"week","threshold":150000}"#)
+            #expect(weekly.status == 200, "\(weekly.text)")
+            #expect(try weekly.json["interval"] == .string("week") && weekly.json["tz"] == .string("Europe/Berlin"))
+            // To another condition: the calendar goes, and neither key is served.
+            let above = try server.admin.patch("/alerts/\(id)", json: #"{"condition":"above","threshold":3000}"#)
+            #expect(above.status == 200, "\(above.text)")
+            #expect(try above.json["interval"] == nil && above.json["tz"] == nil)
+            // And back: interval is needed again.
+            let back = try server.admin.patch("/alerts/\(id)", json: #"{"condition":"usage_above"}"#)
+            #expect(back.status == 422 && back.errorMessage?.hasPrefix("interval is missing") == true, "\(back.text)")
+            // A threshold rule with for and repeat, changed to usage: those are dropped.
+            let timed = try server.admin.patch("/alerts/\(id)", json: #"{"for":60,"repeat":600}"#)
+            #expect(timed.status == 200)
+            let usage = try server.admin.patch("/alerts/\(id)", json: #"{"condition":"usage_above","interval":"month"}"#)
+            #expect(usage.status == 200, "\(usage.text)")
+            #expect(try usage.json["for"] == .number(0) && usage.json["repeat"] == .null && usage.json["tz"] == .string("UTC"))
+        }
+    }
+
+    @Test func badUsageRulesGet422NamingTheField() async throws {
+        try await withTestServer { server async throws in
+            #expect(try server.writer.post("/sensors/s/data", json: #"{"value":1}"#).status == 201)
+            let base = #""name":"n","sensor":"s","notify":["http://h/x"]"#
+            let cases: [(String, String)] = [
+                (#"{\#(base),"condition":"usage_above","interval":"day"}"#, "threshold is missing"),
+                (#"{\#(base),"condition":"usage_above","threshold":5}"#, "interval is missing"),
+                (#"{\#(base),"condition":"usage_above","threshold":5,"interval":"year"}"#, "interval must be one of hour, day, week, month"),
+                (#"{\#(base),"condition":"usage_above","threshold":5,"interval":7}"#, "interval must be one of"),
+                (#"{\#(base),"condition":"usage_above","threshold":5,"interval":"day","tz":"Mars/Olympus"}"#, "tz: "),
+                (#"{\#(base),"condition":"usage_above","threshold":5,"interval":"day","tz":"../etc/passwd"}"#, "tz: "),
+                (#"{\#(base),"condition":"usage_above","threshold":5,"interval":"day","tz":3}"#, "tz must be a time zone name"),
+                (#"{\#(base),"condition":"usage_above","threshold":5,"interval":"day","for":60}"#, "for does not apply"),
+                (#"{\#(base),"condition":"usage_above","threshold":5,"interval":"day","hysteresis":1}"#, "hysteresis does not apply"),
+                (#"{\#(base),"condition":"usage_above","threshold":5,"interval":"day","repeat":3600}"#, "repeat does not apply"),
+                (#"{\#(base),"condition":"above","threshold":5,"interval":"day"}"#, "interval is only for condition usage_above"),
+                (#"{\#(base),"condition":"silent","for":60,"tz":"UTC"}"#, "tz is only for condition usage_above"),
+                (#"{\#(base),"condition":"usage_below","threshold":5}"#, "condition must be one of above, below, silent, usage_above"),
+            ]
+            for (body, message) in cases {
+                let response = try server.admin.post("/alerts", json: body)
+                #expect(response.status == 422, "\(body): \(response.text)")
+                #expect(response.errorMessage?.hasPrefix(message) == true, "\(body): \(response.errorMessage ?? response.text)")
+            }
+            #expect(try server.reader.get("/alerts").json == .object(["alerts": .array([])]))
+        }
+    }
+
     /// Deleting a sensor deletes its rules: no silence alert for a sensor that is gone.
     @Test func aDeletedSensorTakesItsRulesAlong() async throws {
         try await withTestServer { server async throws in

@@ -33,6 +33,58 @@ struct SchemaVersionTests {
         }
     }
 
+    /// Step 9 (alert rules on usage) rebuilds `alert_rules` to widen its
+    /// CHECK: the rules, their ids and the id sequence stay, and the table
+    /// ends as schema.sql makes it. Steps 7 and 8 (the sensors' kind, the
+    /// usage summaries) leave `alert_rules` alone, so a version-7 file
+    /// marked 9 stands in for one they ran on until their branches merge.
+    @Test func step9AddsTheUsageCalendarToAlertRules() async throws {
+        try await withTemporaryDirectory { directory in try Self.checkStep9(at: directory + "/v9.sqlite") }
+    }
+
+    /// Synchronous, so GRDB's blocking calls are the ones used.
+    private static func checkStep9(at path: String) throws {
+        do {
+            try SchemaMigrationTests.makeVersion1(at: path)
+            let queue = try DatabaseQueue(path: path)
+            try queue.writeWithoutTransaction { db in try SenseiStore.migrator.upgrade(db, from: 1, to: 7) }
+            try queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO alert_rules (name, sensor_id, condition, threshold, notify, since, created_at)
+                    VALUES ('Warm', 1, 'above', 25, '["http://h/x"]', 1, 1), ('Gone', 2, 'silent', NULL, '["http://h/y"]', 1, 1);
+                    DELETE FROM alert_rules WHERE name = 'Gone';
+                    PRAGMA user_version = 9;
+                    """)
+            }
+            try queue.writeWithoutTransaction { db in try SenseiStore.migrator.upgrade(db, from: 9) }
+            let fresh = try DatabaseQueue()
+            try fresh.write { db in try db.execute(sql: SenseiStore.schemaSQL) }
+            let columns = "SELECT name || ' ' || type || ' ' || \"notnull\" || ' ' || ifnull(dflt_value, '-') FROM pragma_table_xinfo('alert_rules')"
+            #expect(try queue.read { db in try String.fetchAll(db, sql: columns) }
+                    == fresh.read { db in try String.fetchAll(db, sql: columns) })
+            try queue.write { db in
+                #expect(try Int.fetchOne(db, sql: "PRAGMA user_version") == 10)
+                #expect(try Row.fetchAll(db, sql: "SELECT id, name, condition, interval, tz FROM alert_rules")
+                        == [["id": 1, "name": "Warm", "condition": "above", "interval": nil, "tz": nil] as Row])
+                #expect(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE tbl_name = 'alert_rules' AND type = 'index'")
+                        == ["alert_rules_by_sensor"])
+                try db.execute(sql: """
+                    INSERT INTO alert_rules (name, sensor_id, condition, threshold, notify, since, created_at, interval, tz)
+                    VALUES ('Heat pump', 1, 'usage_above', 30, '["http://h/x"]', 1, 1, 'day', 'Europe/Berlin')
+                    """)
+                // The deleted rule's id is not handed out again.
+                #expect(db.lastInsertedRowID == 3)
+                #expect(throws: (any Error).self) {
+                    try db.execute(sql: """
+                        INSERT INTO alert_rules (name, sensor_id, condition, notify, since, created_at, interval)
+                        VALUES ('x', 1, 'usage_above', '[]', 1, 1, 'year')
+                        """)
+                }
+            }
+            try queue.close()
+        }
+    }
+
     /// Every table's columns in order, with type, nullability and default.
     private static func columns(_ path: String) throws -> [String] {
         let queue = try DatabaseQueue(path: path)

@@ -123,4 +123,31 @@ struct AlertsAndListFilterCommandTests {
         #expect(TextReport.alerts([], context) == "no alert rules\n")
         #expect(alerts.firingSensors == ["freezer_temp"])
     }
+
+    /// A usage rule reads as its budget: threshold with the usage's units,
+    /// per interval, and its zone unless UTC; its value is a usage.
+    @Test func usageRulesAsText() throws {
+        let context = TextReport.Context(now: Fixture.now, utcOffsetSeconds: 0, charset: .unicode)
+        let since = Fixture.now.adding(milliseconds: -5 * Fixture.minute)
+        let json = #"""
+            {"id":3,"name":"Heat pump","sensor":"heat_pump","condition":"usage_above","threshold":30,"interval":"day",
+             "tz":"Europe/Berlin","units":"kWh","state":"firing","since":"2025-01-09T11:55:00Z","value":31.25}
+            """#
+        let heatPump = try AlertStatus(json: JSONParser.parse(Array(json.utf8)))
+        let alerts = [
+            heatPump,
+            AlertStatus(id: 4, name: "Plug hourly", sensor: "plug", condition: "usage_above", threshold: 500,
+                        interval: "hour", timeZone: "UTC", units: "Wh", state: .ok, since: since, value: nil),
+        ]
+        #expect(TextReport.alerts(alerts, context) == """
+            STATE   NAME         SENSOR     CONDITION                             SINCE                      VALUE
+            firing  Heat pump    heat_pump  usage_above 30 kWh/day Europe/Berlin  2025-01-09 11:55 (5m ago)  31.25 kWh
+            ok      Plug hourly  plug       usage_above 500 Wh/hour               2025-01-09 11:55 (5m ago)  -
+
+            """)
+        // What the cache keeps of it reads back the same.
+        var writer = JSONWriter()
+        heatPump.write(to: &writer)
+        #expect(try AlertStatus(json: JSONParser.parse(Array(writer.string.utf8))) == heatPump)
+    }
 }

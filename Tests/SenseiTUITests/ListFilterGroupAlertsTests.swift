@@ -214,10 +214,10 @@ import SenseiModels
         model.height = 10
         #expect(screen(model) == """
              Alerts                                                                1 firing
-             State    Name            Sensor           Since                      Value
-             firing   Door open       door             2025-01-09 11:57 (3m ago)  1
-             pending  Bathroom damp   humidity         2025-01-09 11:59 (1m ago)  72.5
-             ok       Outside silent  temperature_ext  2025-01-09 10:00 (2h ago)  -
+             State    Name            Sensor           Condition  Since           Value
+             firing   Door open       door             above 0.5  11:57 (3m ago)  1
+             pending  Bathroom damp   humidity         above 70   11:59 (1m ago)  72.5
+             ok       Outside silent  temperature_ext  silent     10:00 (2h ago)  -
 
 
 
@@ -231,6 +231,29 @@ import SenseiModels
         #expect(press(Fixture.detailModel(), .character("a")).range == .all)
     }
 
+    /// A usage rule reads as its budget, its value as a usage.
+    @Test func theAlertsScreenShowsAUsageRule() {
+        var model = Self.model()
+        let heatPump = AlertStatus(id: 4, name: "Heat pump", sensor: "heat_pump", condition: "usage_above", threshold: 30,
+                                   interval: "day", timeZone: "UTC", units: "kWh", state: .firing,
+                                   since: Fixture.now.adding(milliseconds: -26 * Fixture.hour), value: 30.4)
+        _ = model.update(.alertsLoaded([heatPump] + Self.alerts))
+        model = press(model, .character("a"))
+        model.height = 8
+        // snapshot: alerts 80x8, with a usage rule that fired yesterday: too wide,
+        // so the dates shorten and name, sensor and since give way, not the budget
+        #expect(screen(model) == """
+             Alerts                                                                2 firing
+             State    Name      Sensor      Condition               Since           Value
+             firing   Door op…  door        above 0.5               11:57 (3m ago)  1
+             firing   Heat pu…  heat_pump   usage_above 30 kWh/day  Jan 08 10:00 …  30.4 kWh
+             pending  Bathroo…  humidity    above 70                11:59 (1m ago)  72.5
+             ok       Outside…  temperatu…  silent                  10:00 (2h ago)  -
+
+            ● online · synced 12s ago                 ↑↓ scroll  Esc back  r refresh  q quit
+            """)
+    }
+
     @Test func theAlertsScreenWithoutRulesAndNarrow() {
         var empty = press(Self.model(width: 40, height: 5), .character("a"))
         #expect(screen(empty) == """
@@ -241,9 +264,9 @@ import SenseiModels
             ● online · synced 12s ago
             """)
         _ = empty.update(.alertsLoaded(Self.alerts))
-        // The name gives way first.
+        // The date shortens, then the name and the sensor give way.
         let lines = screen(empty).split(separator: "\n")
-        #expect(lines[1] == " State    Name  Sensor           Since")
-        #expect(lines[2] == " firing   Doo…  door             2025-0…")
+        #expect(lines[1] == " State    Name  Sensor      Condition  S")
+        #expect(lines[2] == " firing   Doo…  door        above 0.5  1")
     }
 }

@@ -110,8 +110,8 @@ import SenseiTestSupport
         // snapshot: a rule created and firing since the screen opened
         #expect(AppView.render(model).text == """
              Alerts                                                                1 firing
-             State   Name            Sensor           Since                      Value
-             firing  Porch too warm  temperature_ext  2025-01-09 11:59 (1m ago)  31.5
+             State   Name            Sensor           Condition  Since           Value
+             firing  Porch too warm  temperature_ext  above 30   11:59 (1m ago)  31.5
 
 
 
@@ -207,6 +207,15 @@ import SenseiTestSupport
             """#)
         #expect(WatchCommand.jsonLine(silent, units: "") == #"""
             {"event":"alert","id":4,"name":"Door quiet","sensor":"door","state":"firing","since":"2025-01-09T12:00:00Z","value":null,"units":"","condition":"silent","threshold":null}
+            """#)
+        // A usage rule: its value in the usage's units, whatever the sensor's.
+        let usage = AlertStatus(id: 5, name: "Heat pump", sensor: "heat_pump", condition: "usage_above", threshold: 30,
+                                interval: "day", timeZone: "Europe/Berlin", units: "kWh", state: .firing,
+                                since: Timestamp(milliseconds: 1_736_424_000_000), value: 30.4)
+        #expect(WatchCommand.line(usage, units: "W")
+                == "2025-01-09T12:00:00Z heat_pump alert firing: Heat pump (30.4 kWh, usage_above 30 kWh/day Europe/Berlin)")
+        #expect(WatchCommand.jsonLine(usage, units: "W") == #"""
+            {"event":"alert","id":5,"name":"Heat pump","sensor":"heat_pump","state":"firing","since":"2025-01-09T12:00:00Z","value":30.4,"units":"kWh","condition":"usage_above","threshold":30,"interval":"day","tz":"Europe/Berlin"}
             """#)
         let reading = LiveReading(sensorId: 1, code: "freezer",
                                   reading: Reading(timestamp: Timestamp(milliseconds: 1_736_424_000_250), value: -18.5))

@@ -13,6 +13,11 @@ import Synchronization
 /// protocol a reading came by, its commit is judged, without the ingest code
 /// knowing of alerts. With no rule, a commit costs one atomic load; with
 /// rules, only the rules of the written sensors are looked at, in memory.
+///
+/// A `usage_above` rule is not judged on the writer thread: a commit only
+/// marks it for a look, and the timer computes the running interval's usage
+/// (one store query) at most once every `usageSpacing` per rule, and not at
+/// all while it is firing, until its interval ends (`AlertEvaluator+Usage`).
 final class AlertEvaluator: Sendable {
     struct Entry: Sendable {
         var rule: AlertRule
@@ -20,21 +25,34 @@ final class AlertEvaluator: Sendable {
         /// The last commit of one of its sensor's readings (or when watching
         /// began): what a silence is measured from.
         var lastSeen: Int64
+        /// A `usage_above` rule's calendar; nil for the others.
+        var calendar: UsageCalendar?
+        /// Readings came since its usage was last computed.
+        var usageStale = true
+        /// When its usage was last computed; nil: never.
+        var usageCheckedAt: Int64?
     }
 
-    private struct Table {
+    struct Table {
         var entries: [Int64: Entry] = [:]
         var bySensor: [Int64: [Int64]] = [:]
         var tapped = false
     }
 
-    private let store: any AlertStore & SensorStore & ReadingStore
-    private let logger: Logger
+    let store: any AlertStore & SensorStore & ReadingStore
+    let logger: Logger
     private let interval: TimeInterval
-    private let table = Mutex(Table())
+    /// The alerts' clock: the system's, or a test's.
+    let clock: @Sendable () -> Timestamp
+    /// The least time between two computations of one usage rule's usage, ms.
+    let usageSpacing: Int64
+    let table = Mutex(Table())
     /// Rules in `table`: the one thing a commit reads when there are none.
     private let watched = Atomic<Int>(0)
     private let worker = WorkerThread(name: "sensei-alerts")
+    /// Usage computations of `usage_above` rules done, each with its outcome
+    /// decided (tests wait on it).
+    let usageChecks = Atomic<Int>(0)
     /// Batches of changes submitted and not yet committed.
     private let unsaved = Atomic<Int>(0)
     /// Called once notifications are committed to the outbox.
@@ -42,10 +60,13 @@ final class AlertEvaluator: Sendable {
     /// Called with the rules whose state moved, once committed (the live stream).
     private let moved: @Sendable ([StoredAlert]) -> Void
 
-    init(store: any AlertStore & SensorStore & ReadingStore, interval: TimeInterval, logger: Logger, queued: @escaping @Sendable () -> Void,
-         moved: @escaping @Sendable ([StoredAlert]) -> Void = { _ in }) {
+    init(store: any AlertStore & SensorStore & ReadingStore, interval: TimeInterval, logger: Logger,
+         clock: @escaping @Sendable () -> Timestamp = { .now() }, usageSpacing: TimeInterval = 5,
+         queued: @escaping @Sendable () -> Void, moved: @escaping @Sendable ([StoredAlert]) -> Void = { _ in }) {
         self.store = store
         self.interval = interval
+        self.clock = clock
+        self.usageSpacing = Int64(usageSpacing * 1000)
         self.logger = logger
         self.queued = queued
         self.moved = moved
@@ -55,13 +76,13 @@ final class AlertEvaluator: Sendable {
     /// (the newest reading of each sensor), notices silences at once, then
     /// observes commits and ticks every `interval`.
     func start() throws {
-        let now = Timestamp.now().milliseconds
+        let now = clock().milliseconds
         let stored = try store.alerts()
         let latest = try Dictionary(store.sensors(labeled: []).map { ($0.id, $0.latest) }, uniquingKeysWith: { a, _ in a })
         var changes: [AlertStatusChange] = []
         table.withLock { table in
             for alert in stored {
-                var entry = Self.entry(for: alert, latest: latest[alert.rule.sensorID] ?? nil, now: now)
+                var entry = makeEntry(for: alert, latest: latest[alert.rule.sensorID] ?? nil, now: now)
                 if let reading = latest[alert.rule.sensorID] ?? nil,
                    let (status, notice) = AlertJudge.judge(entry.rule, entry.status, reading: reading.value,
                                                            at: reading.timestamp.milliseconds, now: now) {
@@ -91,10 +112,11 @@ final class AlertEvaluator: Sendable {
     func refresh(id: Int64) throws {
         let alert = try store.alert(id: id)
         let latest = try alert.flatMap { try store.sensor(.id($0.rule.sensorID))?.latest }
-        let now = Timestamp.now().milliseconds
+        let now = clock().milliseconds
+        let entry = alert.map { makeEntry(for: $0, latest: latest, now: now) }
         table.withLock { table in
-            if let alert {
-                table.entries[id] = Self.entry(for: alert, latest: latest, now: now)
+            if let entry {
+                table.entries[id] = entry
             } else {
                 table.entries[id] = nil
             }
@@ -121,13 +143,14 @@ final class AlertEvaluator: Sendable {
         }
     }
 
-    private static func entry(for alert: StoredAlert, latest: Reading?, now: Int64) -> Entry {
+    private func makeEntry(for alert: StoredAlert, latest: Reading?, now: Int64) -> Entry {
         // A reading stamped ahead of the clock must not put a silence off.
         let seen = min(latest?.timestamp.milliseconds ?? .min, now)
-        return Entry(rule: alert.rule, status: alert.status, lastSeen: max(seen, alert.status.since))
+        return Entry(rule: alert.rule, status: alert.status, lastSeen: max(seen, alert.status.since),
+                     calendar: calendar(of: alert))
     }
 
-    private func reindex(_ table: inout Table) {
+    func reindex(_ table: inout Table) {
         var bySensor: [Int64: [Int64]] = [:]
         for (id, entry) in table.entries.sorted(by: { $0.key < $1.key }) { bySensor[entry.rule.sensorID, default: []].append(id) }
         table.bySensor = bySensor
@@ -144,7 +167,7 @@ final class AlertEvaluator: Sendable {
     /// every written sensor that has rules.
     private func committed(_ written: [StoredReadings]) {
         guard watched.load(ordering: .acquiring) > 0 else { return }
-        let now = Timestamp.now().milliseconds
+        let now = clock().milliseconds
         var changes: [AlertStatusChange] = []
         table.withLock { table in
             for stored in written {
@@ -157,6 +180,8 @@ final class AlertEvaluator: Sendable {
                 for id in ids {
                     guard var entry = table.entries[id] else { continue }
                     entry.lastSeen = now
+                    // Usage is computed on the timer, off the writer thread.
+                    entry.usageStale = entry.usageStale || entry.calendar != nil
                     if let newest, let (status, notice) = AlertJudge.judge(
                         entry.rule, entry.status, reading: newest.value, at: newest.timestamp.milliseconds, now: now) {
                         changes.append(AlertStatusChange(id: id, from: entry.status, to: status, notice: notice))
@@ -171,7 +196,8 @@ final class AlertEvaluator: Sendable {
 
     /// Silences, pending rules whose `for` has run out, repeats.
     private func tick() {
-        let now = Timestamp.now().milliseconds
+        let now = clock().milliseconds
+        checkUsage(now: now)
         var changes: [AlertStatusChange] = []
         table.withLock { table in
             for (id, entry) in table.entries {
@@ -186,7 +212,7 @@ final class AlertEvaluator: Sendable {
 
     /// Stores the changes (and their notifications) in the next group commit,
     /// without waiting: this runs on the writer thread too.
-    private func save(_ changes: [AlertStatusChange], at now: Int64) {
+    func save(_ changes: [AlertStatusChange], at now: Int64) {
         guard !changes.isEmpty else { return }
         unsaved.add(1, ordering: .releasing)
         store.saveAlertChanges(changes, at: now, notification: AlertPayload.json) { [weak self] result in

@@ -8,6 +8,7 @@
 /// value is back past the threshold by `hysteresis`, so a value hovering at
 /// the line does not flap. A `silent` rule fires once no reading came for
 /// `for` seconds (Healthchecks' grace period) and resolves with the next.
+/// A `usage_above` rule judges usage, not readings (`AlertJudge+Usage`).
 /// Times are the server's clock in milliseconds.
 enum AlertJudge {
     /// What a person hears of a change.
@@ -22,6 +23,7 @@ enum AlertJudge {
     /// nil when nothing changes.
     static func judge(_ rule: AlertRule, _ status: AlertStatus, reading value: Double, at timestamp: Int64,
                       now: Int64) -> (AlertStatus, Notice?)? {
+        guard rule.condition != .usageAbove else { return nil }
         if let judged = status.judgedTimestamp, timestamp < judged { return nil }
         var next = status
         next.judgedTimestamp = timestamp
@@ -75,6 +77,7 @@ enum AlertJudge {
     /// `lastSeen` (the last commit of one of the sensor's readings, or when
     /// watching began); nil when nothing changes.
     static func tick(_ rule: AlertRule, _ status: AlertStatus, lastSeen: Int64, now: Int64) -> (AlertStatus, Notice?)? {
+        guard rule.condition != .usageAbove else { return nil }
         var next = status
         switch status.state {
         case .ok:

@@ -15,15 +15,22 @@ struct AlertPayload {
         return json(ruleID: transition.alert.id, rule: transition.alert.rule,
                     sensor: SensorInfo(id: sensor.id, code: sensor.code, name: sensor.name, units: sensor.units,
                                        kind: sensor.kind),
+                    usageUnits: sensor.kind.usageUnits(forSensorUnits: sensor.units),
                     notice: transition.notice, status: transition.alert.status, at: transition.at)
     }
 
-    static func json(ruleID: Int64, rule: AlertRule, sensor: SensorInfo, notice: AlertJudge.Notice,
+    /// `usageUnits`: the units of the sensor's usage (W → Wh), which a
+    /// `usage_above` rule's threshold and value are in.
+    static func json(ruleID: Int64, rule: AlertRule, sensor: SensorInfo, usageUnits: String, notice: AlertJudge.Notice,
                      status: AlertStatus, at now: Int64) -> String {
+        let usage = rule.interval.map { (interval: $0.rawValue, timeZone: rule.timeZone ?? "UTC", units: usageUnits) }
         let notification = AlertNotification(
             ruleID: ruleID, ruleName: rule.name, sensor: sensor, state: notice == .resolved ? "resolved" : "firing",
-            condition: rule.condition.rawValue, threshold: rule.threshold, value: status.value,
-            at: Timestamp(milliseconds: now), message: message(rule: rule, sensor: sensor, notice: notice, value: status.value))
+            condition: rule.condition.rawValue, threshold: rule.threshold, usage: usage, value: status.value,
+            at: Timestamp(milliseconds: now),
+            message: rule.interval == nil
+                ? message(rule: rule, sensor: sensor, notice: notice, value: status.value)
+                : usageMessage(rule: rule, sensor: sensor, units: usageUnits, notice: notice, value: status.value))
         var writer = JSONWriter(capacity: 512)
         notification.write(to: &writer)
         return writer.string
@@ -51,6 +58,28 @@ struct AlertPayload {
             let threshold = rule.threshold.map(quantity) ?? ""
             return "\(lead): \(sensor.name) is \(value.map(quantity) ?? "unknown"), \(side) \(threshold)"
         }
+    }
+
+    /// "Heat pump over 30 kWh: Heat pump used 31.2 kWh today, above 30 kWh";
+    /// resolved, "Heat pump over 30 kWh resolved: a new day began; Heat pump
+    /// used 34.5 kWh in the last".
+    static func usageMessage(rule: AlertRule, sensor: SensorInfo, units: String, notice: AlertJudge.Notice,
+                             value: Double?) -> String {
+        func quantity(_ number: Double) -> String { units.isEmpty ? formatNumber(number) : "\(formatNumber(number)) \(units)" }
+        let interval = rule.interval ?? .day
+        if notice == .resolved {
+            return "\(rule.name) resolved: a new \(interval.rawValue) began"
+                + (value.map { "; \(sensor.name) used \(quantity($0)) in the last" } ?? "")
+        }
+        let running = switch interval {
+        case .hour: "this hour"
+        case .day: "today"
+        case .week: "this week"
+        case .month: "this month"
+        }
+        let lead = notice == .reminder ? "\(rule.name) (still firing)" : rule.name
+        return "\(lead): \(sensor.name) used \(value.map(quantity) ?? "unknown") \(running), above "
+            + (rule.threshold.map(quantity) ?? "")
     }
 
     /// "45s", "5m", "1h30m", "2d".

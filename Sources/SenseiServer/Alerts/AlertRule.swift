@@ -8,6 +8,9 @@ public enum AlertCondition: String, Sendable, CaseIterable {
     case below
     /// No reading for `for` seconds.
     case silent
+    /// The usage of the running calendar interval (a counter's increase, a
+    /// gauge's integral) past the threshold: at most once an interval.
+    case usageAbove = "usage_above"
 }
 
 /// Where a rule stands: `pending` while its condition holds but not yet for
@@ -31,9 +34,15 @@ public struct AlertRule: Sendable, Equatable {
     public var repeatSeconds: Int?
     /// Webhook URLs, and `ntfy:`-prefixed ntfy topic URLs.
     public var notify: [String]
+    /// The calendar interval a `usage_above` rule counts in; nil for the others.
+    public var interval: UsageInterval?
+    /// The zone of that calendar (an IANA name); nil is UTC, and always for
+    /// rules other than `usage_above`.
+    public var timeZone: String?
 
     public init(name: String, sensorID: Int64, condition: AlertCondition, threshold: Double?, forSeconds: Int = 0,
-                hysteresis: Double = 0, repeatSeconds: Int? = nil, notify: [String]) {
+                hysteresis: Double = 0, repeatSeconds: Int? = nil, notify: [String],
+                interval: UsageInterval? = nil, timeZone: String? = nil) {
         self.name = name
         self.sensorID = sensorID
         self.condition = condition
@@ -42,6 +51,8 @@ public struct AlertRule: Sendable, Equatable {
         self.hysteresis = hysteresis
         self.repeatSeconds = repeatSeconds
         self.notify = notify
+        self.interval = interval
+        self.timeZone = timeZone
     }
 
     /// Whether a change from `old` to this rule changes what it judges, so
@@ -49,6 +60,7 @@ public struct AlertRule: Sendable, Equatable {
     func judgesDifferently(from old: AlertRule) -> Bool {
         sensorID != old.sensorID || condition != old.condition || threshold != old.threshold
             || forSeconds != old.forSeconds || hysteresis != old.hysteresis
+            || interval != old.interval || timeZone != old.timeZone
     }
 }
 
@@ -78,6 +90,9 @@ public struct StoredAlert: Sendable, Equatable {
     public var status: AlertStatus
     /// The sensor's code, which the rule is served with.
     public var sensorCode: String
+    /// For a `usage_above` rule, the units of its sensor's usage (W → Wh),
+    /// served with it; nil for the others.
+    public var usageUnits: String? = nil
 }
 
 extension StoredAlert: JSONWritable {
@@ -87,6 +102,8 @@ extension StoredAlert: JSONWritable {
             id: id, name: rule.name, sensor: sensorCode, condition: rule.condition.rawValue, threshold: rule.threshold,
             settings: WireAlertRule.Settings(forSeconds: rule.forSeconds, hysteresis: rule.hysteresis,
                                              repeatSeconds: rule.repeatSeconds, notify: rule.notify),
+            interval: rule.interval?.rawValue, timeZone: rule.interval == nil ? nil : rule.timeZone ?? "UTC",
+            units: rule.interval == nil ? nil : usageUnits ?? "",
             state: status.state.rawValue, since: Timestamp(milliseconds: status.since), value: status.value)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Prometheus
+import SenseiModels
 
 /// Alerts as one part of the server: the evaluator (rules and their state)
 /// and the sender (the outbox), started after the store and stopped before it
@@ -9,6 +10,13 @@ public final class AlertService: Sendable {
     public struct Configuration: Sendable {
         /// Seconds between checks of silences, `for` deadlines and repeats.
         public var tickInterval: TimeInterval = 1
+        /// The least time between two computations of one `usage_above`
+        /// rule's usage while its sensor is written.
+        public var usageCheckInterval: TimeInterval = 5
+        /// The alerts' clock: what "now" is for rules, their intervals and
+        /// their transitions. A test sets one it moves on itself, to reach
+        /// the end of an hour without waiting for it.
+        public var clock: @Sendable () -> Timestamp = { .now() }
         /// Each delivery's timeout.
         public var deliveryTimeout: TimeInterval = 10
         /// The first retry's delay, doubling up to `maximumBackoff`.
@@ -43,8 +51,12 @@ public final class AlertService: Sendable {
         let sender = AlertSender(store: store, configuration: senderConfiguration, metrics: metrics, logger: logger)
         self.sender = sender
         evaluator = AlertEvaluator(store: store, interval: configuration.tickInterval, logger: logger,
+                                   clock: configuration.clock, usageSpacing: configuration.usageCheckInterval,
                                    queued: { sender.notify() }, moved: moved)
     }
+
+    /// What time it is for the alerts (`Configuration.clock`).
+    func now() -> Timestamp { evaluator.clock() }
 
     func start() throws {
         sender.start()

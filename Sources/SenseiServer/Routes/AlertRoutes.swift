@@ -34,7 +34,7 @@ struct AlertRoutes {
     private func create(_ request: Request) throws -> Response {
         let fields = try AlertRuleDecoding.fields(of: request)
         let rule = try AlertRuleDecoding.rule(fields, sensorID: try sensorID(fields.sensor), over: nil)
-        let alert = try store.createAlert(rule, at: .now())
+        let alert = try store.createAlert(rule, at: alerts.now())
         streams.publish(AlertEvent(.created, alert))
         try alerts.evaluator.refresh(id: alert.id)
         return .json(status: 201) { alert.write(to: &$0) }
@@ -45,7 +45,7 @@ struct AlertRoutes {
         let fields = try AlertRuleDecoding.fields(of: request)
         let sensorID = try sensorID(fields.sensor)
         let previous = Mutex<Int64?>(nil)
-        guard let alert = try store.updateAlert(id: id, at: .now(), { old in
+        guard let alert = try store.updateAlert(id: id, at: alerts.now(), { old in
             previous.withLock { $0 = old.sensorID }
             return try AlertRuleDecoding.rule(fields, sensorID: sensorID, over: old)
         }) else { throw Self.notFound(segment) }

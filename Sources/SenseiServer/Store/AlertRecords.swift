@@ -6,7 +6,7 @@ import SenseiModels
 extension StoredAlert: FetchableRecord {
     static let columns = """
         a.id, a.name, a.sensor_id, a.condition, a.threshold, a.for_seconds, a.hysteresis, a.repeat_seconds,
-        a.notify, a.state, a.since, a.value, a.judged_ts, a.notified_at, s.code
+        a.notify, a.interval, a.tz, a.state, a.since, a.value, a.judged_ts, a.notified_at, s.code
         """
 
     public init(row: Row) {
@@ -16,7 +16,8 @@ extension StoredAlert: FetchableRecord {
             name: row["name"], sensorID: row["sensor_id"],
             condition: AlertCondition(rawValue: row["condition"]) ?? .above, threshold: row["threshold"],
             forSeconds: row["for_seconds"], hysteresis: row["hysteresis"], repeatSeconds: row["repeat_seconds"],
-            notify: notify)
+            notify: notify, interval: (row["interval"] as String?).flatMap(UsageInterval.init(rawValue:)),
+            timeZone: row["tz"])
         let status = AlertStatus(
             state: AlertState(rawValue: row["state"]) ?? .ok, since: row["since"], value: row["value"],
             judgedTimestamp: row["judged_ts"], notifiedAt: row["notified_at"])

@@ -11,7 +11,7 @@ extension SenseiStore {
     static func fetchAlerts(in db: Database) throws -> [StoredAlert] {
         try StoredAlert.fetchAll(db, sql: """
             SELECT \(StoredAlert.columns) FROM alert_rules a JOIN sensors s ON s.id = a.sensor_id ORDER BY a.id
-            """)
+            """).map { try withUsageUnits($0, in: db) }
     }
 
     public func alert(id: Int64) throws -> StoredAlert? {
@@ -21,7 +21,18 @@ extension SenseiStore {
     static func fetchAlert(id: Int64, in db: Database) throws -> StoredAlert? {
         try StoredAlert.fetchOne(db, sql: """
             SELECT \(StoredAlert.columns) FROM alert_rules a JOIN sensors s ON s.id = a.sensor_id WHERE a.id = ?
-            """, arguments: [id])
+            """, arguments: [id]).map { try withUsageUnits($0, in: db) }
+    }
+
+    /// A usage rule's units come from its sensor's kind and units, as
+    /// `GET /usage` gives them.
+    private static func withUsageUnits(_ alert: StoredAlert, in db: Database) throws -> StoredAlert {
+        guard alert.rule.condition == .usageAbove, let sensor = try fetchSensor(.id(alert.rule.sensorID), in: db) else {
+            return alert
+        }
+        var alert = alert
+        alert.usageUnits = sensor.kind.usageUnits(forSensorUnits: sensor.units)
+        return alert
     }
 
     /// Stores a new rule, `ok`. It judges readings newer than the sensor's
@@ -34,8 +45,8 @@ extension SenseiStore {
             let status = AlertStatus.fresh(at: now.milliseconds, judgedTimestamp: sensor.latest?.timestamp.milliseconds)
             try db.execute(sql: """
                 INSERT INTO alert_rules (name, sensor_id, condition, threshold, for_seconds, hysteresis,
-                    repeat_seconds, notify, state, since, value, judged_ts, notified_at, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    repeat_seconds, notify, interval, tz, state, since, value, judged_ts, notified_at, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: Self.ruleArguments(rule) + Self.statusArguments(status) + [now.milliseconds])
             return try Self.fetchAlert(id: db.lastInsertedRowID, in: db)!
         }
@@ -55,8 +66,8 @@ extension SenseiStore {
             }
             try db.execute(sql: """
                 UPDATE alert_rules SET name = ?, sensor_id = ?, condition = ?, threshold = ?, for_seconds = ?,
-                    hysteresis = ?, repeat_seconds = ?, notify = ?, state = ?, since = ?, value = ?, judged_ts = ?,
-                    notified_at = ?
+                    hysteresis = ?, repeat_seconds = ?, notify = ?, interval = ?, tz = ?, state = ?, since = ?,
+                    value = ?, judged_ts = ?, notified_at = ?
                 WHERE id = ?
                 """, arguments: Self.ruleArguments(rule) + Self.statusArguments(status) + [id])
             return try Self.fetchAlert(id: id, in: db)
@@ -75,7 +86,7 @@ extension SenseiStore {
         var notify = JSONWriter()
         notify.value(.array(rule.notify.map(JSONValue.string)))
         return [rule.name, rule.sensorID, rule.condition.rawValue, rule.threshold, rule.forSeconds,
-                rule.hysteresis, rule.repeatSeconds, notify.string]
+                rule.hysteresis, rule.repeatSeconds, notify.string, rule.interval?.rawValue, rule.timeZone]
     }
 
     private static func statusArguments(_ status: AlertStatus) -> StatementArguments {

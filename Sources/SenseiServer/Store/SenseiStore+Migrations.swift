@@ -108,6 +108,40 @@ extension SenseiStore {
                 """)
             try PackedHours.fillMissingSummaries(in: db)
         }
+        // Alert rules on usage: SQLite cannot
+        // change a CHECK, so the table is rebuilt with the new condition
+        // and the calendar columns, its AUTOINCREMENT sequence carried over
+        // (renamed with it) so no deleted rule's id comes back.
+        migrator.registerStep(from: 9, sql: """
+            CREATE TABLE alert_rules_v10 (
+                id             INTEGER PRIMARY KEY AUTOINCREMENT,
+                name           TEXT    NOT NULL,
+                sensor_id      INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
+                condition      TEXT    NOT NULL CHECK (condition IN ('above', 'below', 'silent', 'usage_above')),
+                threshold      REAL,
+                for_seconds    INTEGER NOT NULL DEFAULT 0 CHECK (for_seconds >= 0),
+                hysteresis     REAL    NOT NULL DEFAULT 0 CHECK (hysteresis >= 0),
+                repeat_seconds INTEGER CHECK (repeat_seconds > 0),
+                notify         TEXT    NOT NULL,
+                state          TEXT    NOT NULL DEFAULT 'ok' CHECK (state IN ('ok', 'pending', 'firing')),
+                since          INTEGER NOT NULL,
+                value          REAL,
+                judged_ts      INTEGER,
+                notified_at    INTEGER,
+                created_at     INTEGER NOT NULL,
+                interval       TEXT    CHECK (interval IN ('hour', 'day', 'week', 'month')),
+                tz             TEXT
+            );
+            INSERT INTO alert_rules_v10 (id, name, sensor_id, condition, threshold, for_seconds, hysteresis,
+                repeat_seconds, notify, state, since, value, judged_ts, notified_at, created_at)
+            SELECT id, name, sensor_id, condition, threshold, for_seconds, hysteresis, repeat_seconds, notify,
+                state, since, value, judged_ts, notified_at, created_at FROM alert_rules;
+            DELETE FROM sqlite_sequence WHERE name = 'alert_rules_v10';
+            UPDATE sqlite_sequence SET name = 'alert_rules_v10' WHERE name = 'alert_rules';
+            DROP TABLE alert_rules;
+            ALTER TABLE alert_rules_v10 RENAME TO alert_rules;
+            CREATE INDEX alert_rules_by_sensor ON alert_rules (sensor_id);
+            """)
         return migrator
     }()
 }

@@ -12,7 +12,7 @@ import SenseiSQLite
 /// requests share one transaction and one sync.
 public final class SenseiStore: Sendable {
     /// The schema version `schema.sql` declares with `PRAGMA user_version`.
-    public static let schemaVersion = 9
+    public static let schemaVersion = 10
 
     /// schema.sql as compiled into the binary.
     public static var schemaSQL: String { String(cString: sensei_schema_sql()) }

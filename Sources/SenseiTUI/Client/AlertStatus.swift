@@ -12,10 +12,15 @@ public struct AlertStatus: Sendable, Hashable {
     public var name: String
     /// The sensor's code.
     public var sensor: String
-    /// `above`, `below` or `silent`.
+    /// `above`, `below`, `silent` or `usage_above`.
     public var condition: String
     /// nil for `silent`.
     public var threshold: Double?
+    /// A `usage_above` rule's interval (`hour`, `day`, `week`, `month`) and zone; nil for the others.
+    public var interval: String?
+    public var timeZone: String?
+    /// The units of a `usage_above` rule's usage, which its threshold is in.
+    public var units: String?
     public var state: State
     /// When the rule entered its state.
     public var since: Timestamp
@@ -23,12 +28,15 @@ public struct AlertStatus: Sendable, Hashable {
     public var value: Double?
 
     public init(id: Int64, name: String, sensor: String, condition: String, threshold: Double?,
-                state: State, since: Timestamp, value: Double?) {
+                interval: String? = nil, timeZone: String? = nil, units: String? = nil, state: State, since: Timestamp, value: Double?) {
         self.id = id
         self.name = name
         self.sensor = sensor
         self.condition = condition
         self.threshold = threshold
+        self.interval = interval
+        self.timeZone = timeZone
+        self.units = units
         self.state = state
         self.since = since
         self.value = value
@@ -38,13 +46,14 @@ public struct AlertStatus: Sendable, Hashable {
         let wire = try WireAlertRule(json: json)
         guard let state = State(rawValue: wire.state) else { throw WireFormatError("malformed alert rule") }
         self.init(id: wire.id, name: wire.name, sensor: wire.sensor, condition: wire.condition,
-                  threshold: wire.threshold, state: state, since: wire.since, value: wire.value)
+                  threshold: wire.threshold, interval: wire.interval, timeZone: wire.timeZone, units: wire.units, state: state,
+                  since: wire.since, value: wire.value)
     }
 
     /// The rule in its wire form, without the settings the dashboard never keeps.
     var wire: WireAlertRule {
         WireAlertRule(id: id, name: name, sensor: sensor, condition: condition, threshold: threshold,
-                      state: state.rawValue, since: since, value: value)
+                      interval: interval, timeZone: timeZone, units: units, state: state.rawValue, since: since, value: value)
     }
 
     public func write(to writer: inout JSONWriter) {

@@ -11,11 +11,15 @@ extension WatchCommand {
     /// One alert transition: when the rule entered its state, the sensor,
     /// `alert`, the new state, the rule's name, and the reading that moved it
     /// with the rule's condition:
-    /// `2025-01-09T12:01:00Z freezer alert firing: Freezer too warm (-8.5 °C, above -10)`.
+    /// `2025-01-09T12:01:00Z freezer alert firing: Freezer too warm (-8.5 °C, above -10)`;
+    /// a usage rule's value is a usage, in its own units:
+    /// `… alert firing: Heat pump (30.4 kWh, usage_above 30 kWh/day)`.
     static func line(_ rule: AlertStatus, units: String) -> String {
+        let units = rule.interval == nil ? units : rule.units ?? ""
         var detail: [String] = []
         if let value = rule.value { detail.append(number(value) + (units.isEmpty ? "" : " \(units)")) }
-        detail.append(rule.threshold.map { "\(rule.condition) \(number($0))" } ?? rule.condition)
+        detail.append(rule.interval != nil ? TextReport.condition(rule)
+                      : rule.threshold.map { "\(rule.condition) \(number($0))" } ?? rule.condition)
         return "\(rule.since.rfc3339) \(rule.sensor) alert \(rule.state.rawValue): \(rule.name) ("
             + detail.joined(separator: ", ") + ")"
     }
@@ -35,8 +39,10 @@ extension WatchCommand {
 
     /// `{"event":"alert","id":…,"name":…,"sensor":…,"state":…,"since":…,
     /// "value":…,"units":…,"condition":…,"threshold":…}` (value and threshold
-    /// null when the rule has none).
+    /// null when the rule has none); a usage rule's `units` are its usage's,
+    /// and `interval` and `tz` follow.
     static func jsonLine(_ rule: AlertStatus, units: String) -> String {
+        let units = rule.interval == nil ? units : rule.units ?? ""
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("event")
@@ -45,7 +51,7 @@ extension WatchCommand {
         wire.writeFields([.id, .name, .sensor, .state, .since, .value], to: &writer)
         writer.key("units")
         writer.string(units)
-        wire.writeFields([.condition, .threshold], to: &writer)
+        wire.writeFields([.condition, .threshold, .interval, .timeZone], to: &writer)
         writer.endObject()
         return writer.string
     }

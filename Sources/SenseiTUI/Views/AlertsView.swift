@@ -1,7 +1,8 @@
 import SenseiModels
 
-/// `a`: the server's alert rules, firing first: state, name, sensor, since
-/// when (and how long ago), the reading that moved the rule. Firing rows are
+/// `a`: the server's alert rules, firing first: state, name, sensor, the
+/// condition (`above 30`, `usage_above 30 kWh/day`), since when (and how long
+/// ago), the reading (or usage) that moved the rule. Firing rows are
 /// bold in the error colour, pending ones in the warning colour; without
 /// colours the state word says it.
 public enum AlertsView {
@@ -24,18 +25,39 @@ public enum AlertsView {
                        ellipsis: charset.glyphs.ellipsis)
             return
         }
-        let rows = TextReport.ordered(model.alerts).map { alert in
-            [alert.state.rawValue, charset.displayable(alert.name), charset.displayable(alert.sensor),
-             Format.dateTime(alert.since, utcOffsetSeconds: model.utcOffsetSeconds, seconds: false)
-                + " (" + Format.age(of: alert.since, now: model.now) + ")",
-             alert.value.map { Format.value($0, type: .float) } ?? "-"]
+        let header = ["State", "Name", "Sensor", "Condition", "Since", "Value"]
+        // When narrow, the date shortens first (today's time alone, an older
+        // one as "Jan 09 11:57").
+        func cells(shortDates: Bool) -> [[String]] {
+            TextReport.ordered(model.alerts).map { alert in
+                let offset = model.utcOffsetSeconds
+                let today = Format.date(alert.since, utcOffsetSeconds: offset) == Format.date(model.now, utcOffsetSeconds: offset)
+                let since = !shortDates ? Format.dateTime(alert.since, utcOffsetSeconds: offset, seconds: false)
+                    : today ? Format.time(alert.since, utcOffsetSeconds: offset, seconds: false)
+                    : Format.monthDayTime(alert.since, utcOffsetSeconds: offset, seconds: false)
+                return [alert.state.rawValue, charset.displayable(alert.name), charset.displayable(alert.sensor),
+                        charset.displayable(TextReport.condition(alert)),
+                        since + " (" + Format.age(of: alert.since, now: model.now) + ")",
+                        charset.displayable(TextReport.value(alert))]
+            }
         }
-        let header = ["State", "Name", "Sensor", "Since", "Value"]
-        // Widths from the content; the name gives way first when narrow.
-        var widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        let gaps = 2 * (widths.count - 1) + 1
-        let overflow = widths.reduce(0, +) + gaps - body.width
-        if overflow > 0 { widths[1] = max(4, widths[1] - overflow) }
+        func columnWidths(_ rows: [[String]]) -> [Int] {
+            header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        }
+        let gaps = 2 * (header.count - 1) + 1
+        var rows = cells(shortDates: false)
+        var widths = columnWidths(rows)
+        if widths.reduce(0, +) + gaps > body.width {
+            rows = cells(shortDates: true)
+            widths = columnWidths(rows)
+        }
+        // Then name, sensor and since give way in turn, the condition and the value last.
+        var overflow = widths.reduce(0, +) + gaps - body.width
+        for (column, minimum) in [(1, 10), (2, 10), (4, 14), (1, 4), (3, 10)] where overflow > 0 {
+            let cut = min(overflow, max(0, widths[column] - minimum))
+            widths[column] -= cut
+            overflow -= cut
+        }
         func put(_ cells: [String], y: Int, style: (Int) -> CellStyle) {
             var x = body.x + 1
             for (column, text) in cells.enumerated() where x < body.right {

@@ -8,7 +8,7 @@ extension TextReport {
             [alert.state.rawValue, alert.name, alert.sensor, condition(alert),
              Format.dateTime(alert.since, utcOffsetSeconds: context.utcOffsetSeconds, seconds: false)
                 + " (" + Format.age(of: alert.since, now: context.now) + ")",
-             alert.value.map { Format.value($0, type: .float) } ?? "-"]
+             value(alert)]
                 .map(context.charset.displayable)
         }
         return table(rows)
@@ -33,9 +33,17 @@ extension TextReport {
         }
     }
 
-    /// `above 25`, `below -10`, `silent`.
+    /// `above 25`, `below -10`, `silent`, `usage_above 30 kWh/day`, with a
+    /// usage rule's zone when it is not UTC (`usage_above 30 kWh/day Europe/Berlin`).
     static func condition(_ alert: AlertStatus) -> String {
         guard let threshold = alert.threshold else { return alert.condition }
-        return alert.condition + " " + Format.value(threshold, type: .float)
+        guard let interval = alert.interval else { return alert.condition + " " + Format.value(threshold, type: .float) }
+        let zone = alert.timeZone.map { $0 == "UTC" ? "" : " " + $0 } ?? ""
+        return alert.condition + " " + Format.value(threshold, type: .float, units: alert.units ?? "") + "/" + interval + zone
+    }
+
+    /// The value that moved the rule; a usage with its units.
+    static func value(_ alert: AlertStatus) -> String {
+        alert.value.map { Format.value($0, type: .float, units: alert.interval == nil ? "" : alert.units ?? "") } ?? "-"
     }
 }
