@@ -27,14 +27,14 @@ extension SensorCache {
             var added: [Int64] = []
             let upsert = try db.cachedStatement(sql: """
                 INSERT INTO sensors (id, code, name, units, value_type, created_at, updated_at,
-                                     latest_ts, latest_value, count, position, labels, retention_days)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                     latest_ts, latest_value, count, position, labels, retention_days, kind)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET
                     code = excluded.code, name = excluded.name, units = excluded.units,
                     value_type = excluded.value_type, created_at = excluded.created_at,
                     updated_at = excluded.updated_at, count = excluded.count,
                     latest_ts = excluded.latest_ts, latest_value = excluded.latest_value,
-                    labels = excluded.labels, retention_days = excluded.retention_days
+                    labels = excluded.labels, retention_days = excluded.retention_days, kind = excluded.kind
                 """)
             for sensor in sensors.sorted(by: { $0.id < $1.id }) {
                 let isNew = !known.contains(sensor.id)
@@ -42,7 +42,7 @@ extension SensorCache {
                     sensor.id, sensor.code, sensor.name, sensor.units, sensor.valueType.rawValue,
                     sensor.createdAt.milliseconds, sensor.updatedAt.milliseconds,
                     sensor.latest?.timestamp.milliseconds, sensor.latest?.value, sensor.count,
-                    isNew ? position : 0, Self.labelsJSON(sensor.labels), sensor.retentionDays,
+                    isNew ? position : 0, Self.labelsJSON(sensor.labels), sensor.retentionDays, sensor.kind.rawValue,
                 ])
                 if isNew {
                     added.append(sensor.id)
@@ -120,7 +120,7 @@ extension SensorCache {
                              asListed: Bool = false) throws -> [Sensor] {
         let rows = try Row.fetchAll(db, sql: """
             SELECT id, code, name, units, value_type, created_at, updated_at, latest_ts, latest_value, count, labels,
-                   retention_days,
+                   retention_days, kind,
                    (SELECT ts FROM readings r WHERE r.sensor_id = s.id ORDER BY ts DESC LIMIT 1) AS newest_ts,
                    (SELECT value FROM readings r WHERE r.sensor_id = s.id ORDER BY ts DESC LIMIT 1) AS newest_value
             FROM sensors s \(clause)
@@ -139,7 +139,8 @@ extension SensorCache {
                           createdAt: Timestamp(milliseconds: row["created_at"]),
                           updatedAt: Timestamp(milliseconds: row["updated_at"]),
                           latest: latest, count: row["count"], retentionDays: row["retention_days"],
-                          labels: labels(fromJSON: row["labels"]))
+                          labels: labels(fromJSON: row["labels"]),
+                          kind: SensorKind(rawValue: row["kind"]) ?? .gauge)
         }
     }
 
