@@ -212,4 +212,40 @@ import Testing
         #expect(TextReport.usageJSON(Self.dayReport).hasPrefix(
             #"{"sensor":"plug","interval":"hour","tz":"Europe/Berlin","units":"Wh","usage":[{"start":"2025-01-08T13:00:00Z","value":100,"count":12,"complete":true},"#))
     }
+
+    /// A kWh counter that restarted at half past: on its chart (ASCII, an
+    /// hour) the line goes on rising through the reset instead of falling to
+    /// the bottom of the axis. The readings: 0.1 kWh a minute from 20, back to
+    /// 0 at minute 30, then 0.1 a minute again; drawn, 20 up to 25.8 (22.9 + 2.9).
+    @Test func aCountersChartAcrossAResetAsText() {
+        var meter = Self.plug
+        meter.sensor.kind = .counter
+        meter.sensor.units = "kWh"
+        let values: [Double] = (0..<60).map { (index: Int) -> Double in
+            index < 30 ? 20 + Double(index) / 10 : Double(index - 30) / 10
+        }
+        let series = Fixture.series(from: Fixture.now.milliseconds - 59 * Fixture.minute, every: Fixture.minute,
+                                    count: 60) { values[$0] }
+        let chart = LineChart(detail: Fixture.detail(meter, range: .hour, series: series), utcOffsetSeconds: 0,
+                              charset: .ascii)
+        var grid = CellGrid(width: 40, height: 8)
+        chart.render(into: &grid, area: grid.bounds)
+        // snapshot: counter-reset
+        #expect(grid.text == """
+            26+                                ..---
+              |                          ..---''
+            24+                    .---''
+            22+            ...--'''
+              |      ..--'''
+            20+..--'''
+              ++--------+--------+--------+--------+
+               11:00  11:15    11:30    11:45  12:00
+            """)
+        // The same readings as a gauge do fall to the bottom.
+        meter.sensor.kind = .gauge
+        var gauge = CellGrid(width: 40, height: 8)
+        LineChart(detail: Fixture.detail(meter, range: .hour, series: series), utcOffsetSeconds: 0, charset: .ascii)
+            .render(into: &gauge, area: gauge.bounds)
+        #expect(gauge.text != grid.text)
+    }
 }

@@ -50,11 +50,11 @@ struct ListCommand: AsyncParsableCommand {
 /// `sensei show CODE --usage`: the sensor's usage bars and total (or the intervals as JSON).
 struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Print a sensor's statistics and chart for a range, or up to four on one chart.")
+        commandName: "show", abstract: "Print a sensor's statistics and chart for a range (or its usage), or up to four on one chart.")
 
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The sensor's code (or id); two to four overlay on one chart.") var codes: [String]
-    @Option(help: "The span the chart covers.") var range: TimeRange = .day
+    @Option(help: "The span the chart (or the usage bars) covers.") var range: TimeRange = .day
     @Option(help: "Chart width in columns.") var width = 80
     @Flag(help: ArgumentHelp(
         "Print the sensor's usage instead: bars per hour for a day, per day for a week or a month, per month for a year or all time, in the local time zone (tz in the config file), with the range's total; with --json, the intervals.",
