@@ -14,14 +14,20 @@ enum LocalZone {
     }
 
     /// The system's zone as the C library finds it: `$TZ` when it names a
-    /// zone (`Europe/Berlin`, `:Europe/Berlin`), else `/etc/localtime` (named
-    /// after its link into the database when it is one), else UTC.
+    /// zone (`Europe/Berlin`, `:Europe/Berlin`), else `/etc/localtime` when it
+    /// links into the database, else `/etc/timezone`'s name, else
+    /// `/etc/localtime`'s rules unnamed (the server cannot take those: the
+    /// config file's `tz` then names the zone), else UTC.
     static func rules(environment: [String: String]) -> TimeZoneRules {
         if var name = environment["TZ"], !name.isEmpty {
             if name.hasPrefix(":") { name.removeFirst() }
             if let zone = try? TimeZoneRules.named(name) { return zone }
         }
         if let name = linkedZoneName("/etc/localtime"), let zone = try? TimeZoneRules.named(name) { return zone }
+        // Debian names the zone here too; a name is what the server's `tz` takes.
+        if let bytes = readFile("/etc/timezone"),
+           let name = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).first,
+           let zone = try? TimeZoneRules.named(String(name)) { return zone }
         if let bytes = readFile("/etc/localtime"),
            let zone = try? TimeZoneRules(identifier: "localtime", tzif: bytes) { return zone }
         return .utc
