@@ -20,6 +20,27 @@ struct DashboardConfigTests {
         }
     }
 
+    /// `tz = Area/City` names the zone of the usage bars; without it, the
+    /// system's (`$TZ` here); a name the tz database lacks is an error naming it.
+    @Test func theZoneComesFromTheFileElseTheSystem() async throws {
+        try withScratchDirectory { root in
+            let path = root + "/config"
+            try "url = http://pi:3000\ntz = America/New_York\n".write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(try DashboardConfig.timeZone(configPath: path, environment: ["TZ": "Asia/Tokyo"]).identifier
+                    == "America/New_York")
+            #expect(try DashboardConfig.timeZone(configPath: root + "/none", environment: ["TZ": "Asia/Tokyo"]).identifier
+                    == "Asia/Tokyo")
+            #expect(try DashboardConfig.timeZone(configPath: root + "/none", environment: ["TZ": ":Europe/Berlin"])
+                        .identifier == "Europe/Berlin")
+            try "tz = Europe/Atlantis\n".write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(throws: ConfigError.invalidTimeZone("Europe/Atlantis", "unknown time zone \"Europe/Atlantis\"")) {
+                try DashboardConfig.timeZone(configPath: path, environment: [:])
+            }
+            try "tz = ../../etc/passwd\n".write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(throws: ConfigError.self) { try DashboardConfig.timeZone(configPath: path, environment: [:]) }
+        }
+    }
+
     @Test func nothingConfiguredIsNil() async throws {
         try withScratchDirectory { root throws in
             #expect(try DashboardConfig.resolve(url: "http://x", token: nil, environment: [:], configPath: root + "/none") == nil)

@@ -27,6 +27,7 @@ import SenseiModels
            1-6  h/d/w/m/y/a  hour, day, week, month, year, all
            ←/→  Home/End     move the chart cursor
            +/-  </>  0       zoom, pan, back to the range
+           u                 usage bars (counters, W sensors)
            ↑/↓  PgUp/PgDn    scroll the readings
            Esc  Backspace    hide the cursor, then back
 
@@ -34,14 +35,13 @@ import SenseiModels
            r                 refresh now
            ?                 this help
            q                 quit
-
         ● online · synced 12s ago                                       Esc back  q quit
         """)
     }
 
     /// Low but wide: the groups flow into a second column.
-    @Test func help120x12InTwoColumns() {
-        var model = Fixture.model(width: 120, height: 12)
+    @Test func help120x13InTwoColumns() {
+        var model = Fixture.model(width: 120, height: 13)
         _ = model.update(.keyPressed(.character("?")))
         // snapshot: help120x12
         #expect(screen(model) == """
@@ -50,11 +50,12 @@ import SenseiModels
            ↑/↓  k/j          move the selection                     1-6  h/d/w/m/y/a  hour, day, week, month, year, all
            K/J  shift-↑/↓    move the sensor up or down             ←/→  Home/End     move the chart cursor
            Home/End  G       first, last sensor                     +/-  </>  0       zoom, pan, back to the range
-           Enter             open the sensor                        ↑/↓  PgUp/PgDn    scroll the readings
-           /                 filter; Enter keeps, Esc clears        Esc  Backspace    hide the cursor, then back
-           g                 group by a label, best first         Anywhere
-           a                 alert rules, live (! = firing)         r                 refresh now
-           space  c          mark 2-4 sensors, compare them         ?                 this help
+           Enter             open the sensor                        u                 usage bars (counters, W sensors)
+           /                 filter; Enter keeps, Esc clears        ↑/↓  PgUp/PgDn    scroll the readings
+           g                 group by a label, best first           Esc  Backspace    hide the cursor, then back
+           a                 alert rules, live (! = firing)       Anywhere
+           space  c          mark 2-4 sensors, compare them         r                 refresh now
+                                                                    ?                 this help
                                                                     q                 quit
         ● online · synced 12s ago                                                                               Esc back  q quit
         """)

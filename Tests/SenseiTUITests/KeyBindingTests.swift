@@ -39,7 +39,9 @@ import SenseiModels
             return [press(list, "/")]
         case .detail:
             let detail = Fixture.detailModel()
-            return [detail, Fixture.detailModel(range: .hour), press(detail, "+", "<", .pageDown)]
+            // A power sensor's, for `u` (its usage bars).
+            return [detail, Fixture.detailModel(range: .hour), press(detail, "+", "<", .pageDown),
+                    Fixture.detailModel(summary: DetailUsageTests.plug)]
         case .compare:
             let compare = CompareTests.compared()
             return [compare, press(compare, "1"), press(compare, "+", "<")]

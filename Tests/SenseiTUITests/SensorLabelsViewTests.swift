@@ -30,7 +30,7 @@ struct SensorLabelsViewTests {
     @Test func listJSONCarriesLabels() {
         let context = TextReport.Context(now: Fixture.now, utcOffsetSeconds: 0, charset: .unicode)
         let text = TextReport.listJSON([Self.labelled], context)
-        #expect(text.contains(#""count":1234,"labels":{"device":"porch-node","field":"temperature","source":"mqtt"},"stale":false}"#))
+        #expect(text.contains(#""count":1234,"labels":{"device":"porch-node","field":"temperature","source":"mqtt"},"kind":"gauge","stale":false}"#))
     }
 
     /// The cache keeps what the server sent, and gives it back.

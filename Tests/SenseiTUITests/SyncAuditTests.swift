@@ -222,7 +222,9 @@ import SenseiTestSupport
             let rest = try #require(CacheSchema.sql.range(of: "CREATE INDEX sensors_code"))
             let file = try DatabaseQueue(path: scratch.cachePath)
             try file.write { db in
-                try db.execute(sql: v1Sensors + String(CacheSchema.sql[rest.lowerBound...]))
+                // (Without the usage table: version 6 adds it.)
+                try db.execute(sql: v1Sensors + String(CacheSchema.sql[rest.lowerBound...])
+                    .replacingOccurrences(of: CacheSchema.usageReportsTable, with: ""))
                 for (id, position) in [(1, 1), (2, 2), (3, 0)] {
                     try db.execute(sql: """
                         INSERT INTO sensors VALUES (?, ?, ?, '', 'float', 0, 0, NULL, NULL, 0, ?)

@@ -85,6 +85,12 @@ public struct AppModel: Hashable, Sendable {
 
     public var range: TimeRange = .day
     public var detail: DetailState?
+    /// The zone usage bars count hours, days and months in: the config
+    /// file's `tz`, else the system's.
+    public var zone: TimeZoneRules = .utc
+    /// Usage bars instead of the line chart (`u`), for every sensor they
+    /// apply to, until `u` again.
+    public var usageBars = false
 
     /// The server's live stream, while online.
     public enum Live: Hashable, Sendable {
@@ -209,6 +215,8 @@ public struct DetailState: Hashable, Sendable {
     public var isLoadingMore = false
     /// The zoomed window (inclusive ms), or nil for the range's own.
     public var zoom: ClosedRange<Int64>?
+    /// The usage bars' report for the range, once asked for.
+    public var usage: UsageLoad?
 
     public init(sensorId: Int64, data: DetailData? = nil, cursor: Int? = nil, tableOffset: Int = 0) {
         self.sensorId = sensorId

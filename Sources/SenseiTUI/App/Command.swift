@@ -10,6 +10,10 @@ public enum Command: Hashable, Sendable {
     case loadDetail(sensorId: Int64, range: TimeRange)
     /// Read the detail of a sensor for a zoomed window (inclusive ms); answer `.detailLoaded`.
     case loadZoomedDetail(sensorId: Int64, range: TimeRange, window: ClosedRange<Int64>)
+    /// Read a sensor's usage report for a range in a zone from the cache,
+    /// then fetch it from the server into the cache; answer `.usageLoaded`
+    /// each time.
+    case loadUsage(sensorId: Int64, range: TimeRange, zone: TimeZoneRules)
     /// Read the details of several sensors over one range or zoomed window;
     /// answer `.compareLoaded`.
     case loadCompare(sensorIds: [Int64], range: TimeRange, window: ClosedRange<Int64>?)

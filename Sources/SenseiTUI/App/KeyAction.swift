@@ -20,6 +20,8 @@ enum KeyAction: Hashable, Sendable {
     case zoomIn, zoomOut, pan(Int), resetZoom
     case moveCursor(Int), cursorToStart, cursorToEnd
     case scrollReadings(Int), pageReadings(Int)
+    /// Usage bars in place of a counter's or power sensor's line chart, and back.
+    case toggleUsage
 
     // The alerts screen.
     case scrollAlerts(Int), pageAlerts(Int)

@@ -48,6 +48,8 @@ extension KeyBinding {
                    [["0"]: .resetZoom]),
         KeyBinding([.detail], help: .chartCursor, hint: KeyHint("←→ cursor", [.detail: 2]),
                    [[.left]: .moveCursor(-1), [.right]: .moveCursor(1)]),
+        KeyBinding([.detail], help: KeyHelp(.detail, "u", "usage bars (counters, W sensors)"),
+                   hint: KeyHint({ StatusBar.usageHint($0) }, [.detail: 1]), [["u"]: .toggleUsage]),
         KeyBinding([.detail], help: KeyHelp(.detail, "↑/↓  PgUp/PgDn", "scroll the readings"),
                    [[.up, "k"]: .scrollReadings(-1), [.down, "j"]: .scrollReadings(1),
                     [.pageUp]: .pageReadings(-1), [.pageDown]: .pageReadings(1)]),

@@ -17,6 +17,10 @@ public enum Msg: Hashable, Sendable {
     case sensorsRefreshed([SensorSummary])
     /// Answers `.loadDetail`.
     case detailLoaded(DetailData)
+    /// Answers `.loadUsage`: the cached report (nil when none), with
+    /// `fetching` while the server is still being asked; again with its
+    /// answer (or the cache's, offline) when it comes.
+    case usageLoaded(sensorId: Int64, range: TimeRange, usage: CachedUsage?, fetching: Bool)
     /// Answers `.loadCompare`: one detail per sensor still cached, in order.
     case compareLoaded([DetailData])
     /// An older page of the readings table, newest first, answering

@@ -93,7 +93,7 @@ extension AppModel {
         guard let sensor = selectedSensor else { return [] }
         detail = DetailState(sensorId: sensor.id)
         screen = .detail
-        return [.loadDetail(sensorId: sensor.id, range: range)]
+        return [.loadDetail(sensorId: sensor.id, range: range)] + loadUsage()
     }
 
     mutating func showHelp() {
@@ -105,7 +105,8 @@ extension AppModel {
         guard var state = detail else { return [] }
         switch action {
         case .showRange(let range): return select(range)
-        case .zoomIn, .zoomOut, .pan, .resetZoom: return zoomAction(action)
+        case .zoomIn, .zoomOut, .pan, .resetZoom: return showsUsage ? [] : zoomAction(action)
+        case .toggleUsage: return toggleUsage()
         case .back:
             if state.cursor != nil {
                 state.cursor = nil
@@ -117,6 +118,10 @@ extension AppModel {
             }
             return []
         case .moveCursor, .cursorToStart, .cursorToEnd:
+            if showsUsage {
+                moveUsageCursor(action)
+                return []
+            }
             // One layout per key: the plot width depends on the tick labels.
             let plotWidth = detailPlotWidth()
             switch action {
@@ -159,7 +164,9 @@ extension AppModel {
         state.zoom = nil
         state.tableOffset = 0
         state.isLoadingMore = false
+        state.usage = nil
+        if showsUsage { state.cursor = nil }
         detail = state
-        return [.loadDetail(sensorId: state.sensorId, range: newRange)]
+        return [.loadDetail(sensorId: state.sensorId, range: newRange)] + loadUsage()
     }
 }

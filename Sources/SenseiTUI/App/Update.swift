@@ -52,6 +52,9 @@ extension AppModel {
             detail = state
             clampDetail()
             return []
+        case .usageLoaded(let sensorId, let range, let usage, let fetching):
+            receiveUsage(sensorId: sensorId, range: range, usage: usage, fetching: fetching)
+            return []
         case .compareLoaded(let details):
             guard var state = compare, details.map(\.sensor.id) == state.sensorIds,
                   details.allSatisfy({ $0.range == range }),
@@ -96,7 +99,8 @@ extension AppModel {
             connection = .online
             errorMessage = nil
             // A quiet house's sync every 30 s reads nothing back from the cache.
-            return changed || !sensorsLoaded ? [.loadSensors] + reloadDetail() : []
+            // Usage moves on with time even when no reading came: asked each sync.
+            return (changed || !sensorsLoaded ? [.loadSensors] + reloadDetail() : []) + loadUsage()
         case .syncFailed(let failure, let time):
             now = max(now, time)
             isSyncing = false
@@ -280,10 +284,14 @@ extension AppModel {
         alertsTop = max(0, min(alertsTop, alerts.count - visible))
     }
 
-    /// Keeps the cursor on the plot and the table offset within the readings.
+    /// Keeps the cursor on the plot (or on the bars shown) and the table
+    /// offset within the readings.
     mutating func clampDetail(plotWidth knownWidth: Int? = nil) {
         guard var state = detail else { return }
-        if let cursor = state.cursor {
+        if let cursor = state.cursor, showsUsage {
+            let shown = usageBarsShown()
+            state.cursor = shown.isEmpty ? nil : min(max(shown.lowerBound, cursor), shown.upperBound - 1)
+        } else if let cursor = state.cursor {
             let plotWidth = knownWidth ?? detailPlotWidth()
             state.cursor = min(max(0, cursor), max(0, plotWidth - 1))
         }

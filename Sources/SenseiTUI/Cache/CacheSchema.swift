@@ -38,7 +38,7 @@ enum CacheSchema {
             synced_count INTEGER,
             -- the server's retentionDays (NULL: forever)
             retention_days INTEGER,
-            -- the server's kind: gauge or counter (how its usage adds up)
+            -- gauge or counter (SensorKind), as the server says
             kind TEXT NOT NULL DEFAULT 'gauge'
         );
         CREATE INDEX sensors_code ON sensors(code);
@@ -63,9 +63,27 @@ enum CacheSchema {
             max_ts INTEGER NOT NULL,
             PRIMARY KEY (sensor_id, level, start)
         ) WITHOUT ROWID;
+        -- The server's usage report (GET /sensors/<id>/usage) last fetched for
+        -- a range of the detail in a zone, as its wire JSON: the bars draw
+        -- from here, so they show offline. report NULL: the server has no
+        -- usage route (older than v1.2).
+        \(usageReportsTable)
         CREATE TABLE metadata (
             key TEXT PRIMARY KEY NOT NULL,
             value TEXT NOT NULL
+        ) WITHOUT ROWID;
+        """
+
+    /// Version 6's table, as created new and by step 5 alike (a later change
+    /// to it is a step of its own, never an edit here).
+    static let usageReportsTable = """
+        CREATE TABLE usage_reports (
+            sensor_id INTEGER NOT NULL REFERENCES sensors(id) ON DELETE CASCADE,
+            range TEXT NOT NULL,
+            tz TEXT NOT NULL,
+            fetched_at INTEGER NOT NULL,
+            report TEXT,
+            PRIMARY KEY (sensor_id, range, tz)
         ) WITHOUT ROWID;
         """
 
@@ -75,7 +93,7 @@ enum CacheSchema {
     static let migrator: SchemaMigrator = {
         var migrator = SchemaMigrator(version: version) { db in
             // A file from a newer sensei is rebuilt: it is only a cache.
-            for table in ["rollups", "readings", "metadata", "sensors"] {
+            for table in ["usage_reports", "rollups", "readings", "metadata", "sensors"] {
                 try db.execute(sql: "DROP TABLE IF EXISTS \(table)")
             }
             try db.execute(sql: sql)
@@ -96,9 +114,11 @@ enum CacheSchema {
             ALTER TABLE sensors ADD COLUMN synced_count INTEGER;
             ALTER TABLE sensors ADD COLUMN retention_days INTEGER;
             """)
-        // Kinds come with the next sensor list, which a dashboard fetches
-        // whole at its start (the list's ETag is kept in memory only).
-        migrator.registerStep(from: 5, sql: "ALTER TABLE sensors ADD COLUMN kind TEXT NOT NULL DEFAULT 'gauge'")
+        // Energy (v1.2): the sensor's kind, and the usage reports the bars draw.
+        migrator.registerStep(from: 5, sql: """
+            ALTER TABLE sensors ADD COLUMN kind TEXT NOT NULL DEFAULT 'gauge';
+            \(usageReportsTable)
+            """)
         return migrator
     }()
 

@@ -5,10 +5,11 @@ extension LineChart {
     /// `sensei show` alike: on/off sensors on a fixed 0…1 domain in steps;
     /// silences bridged up to three usual intervals (for buckets the median
     /// spacing is the bucket width, so one missing bucket is bridged).
+    /// A counter is drawn with its resets taken out (`withoutResets`).
     public init(detail data: DetailData, utcOffsetSeconds: Int, charset: Charset, cursor: Int? = nil) {
         let start = data.start.milliseconds, end = data.end.milliseconds
         // A zoomed window gets the labels its span calls for (`.all` plans by span).
-        self.init(series: data.series, start: start, end: end, range: data.zoomed ? .all : data.range,
+        self.init(series: data.sensor.kind == .counter ? data.series.withoutResets() : data.series, start: start, end: end, range: data.zoomed ? .all : data.range,
                   utcOffsetSeconds: utcOffsetSeconds, charset: charset,
                   valueDomain: data.sensor.valueType == .bool ? 0...1 : nil,
                   maxGap: Self.bridgedGap(data), cursor: cursor, stepped: data.sensor.valueType == .bool)

@@ -26,24 +26,39 @@ public struct UsageBars: Sendable {
         public var slotWidth: Int
     }
 
+    /// Where `render` puts the plot and which bars it shows, without drawing:
+    /// the update logic keeps the cursor on a shown bar with it.
+    public func layout(in area: Rect) -> Layout {
+        let count = report.usage.count
+        let axisWidth = min(area.width / 3, (axisLabels.map(\.count).max() ?? 1) + 1)
+        let plot = Rect(x: area.x + axisWidth + 1, y: area.y, width: max(0, area.width - axisWidth - 1),
+                        height: max(0, area.height - 1))
+        guard plot.width > 0, plot.height > 0, count > 0 else { return Layout(plot: plot, firstShown: 0, slotWidth: 1) }
+        let shown = min(count, plot.width)
+        return Layout(plot: plot, firstShown: count - shown, slotWidth: plot.width / shown)
+    }
+
+    /// The scale's top, with the units, and the bottom.
+    private var axisLabels: [String] {
+        [Format.number(scale) + " " + report.units, "0"].map(charset.displayable)
+    }
+
+    private var scale: Double { Self.niceCeiling(report.usage.map(\.value).max() ?? 0) }
+
     @discardableResult
     public func render(into grid: inout CellGrid, area: Rect) -> Layout {
         let buckets = report.usage
-        let top = buckets.map(\.value).max() ?? 0
-        let scale = Self.niceCeiling(top)
-        let labels = [Format.number(scale) + " " + report.units, "0"].map(charset.displayable)
-        let axisWidth = min(area.width / 3, (labels.map(\.count).max() ?? 1) + 1)
-        let plot = Rect(x: area.x + axisWidth + 1, y: area.y, width: max(0, area.width - axisWidth - 1),
-                        height: max(0, area.height - 1))
+        let scale = self.scale
+        let labels = axisLabels
+        let layout = self.layout(in: area)
+        let (plot, firstShown, slotWidth) = (layout.plot, layout.firstShown, layout.slotWidth)
         guard plot.width > 0, plot.height > 0, !buckets.isEmpty else {
             grid.write("no usage", in: area.row(area.height / 2), alignment: .center, style: CellStyle(dim: true))
-            return Layout(plot: plot, firstShown: 0, slotWidth: 1)
+            return layout
         }
-        let shown = min(buckets.count, plot.width)
-        let firstShown = buckets.count - shown
-        let slotWidth = plot.width / shown
         // A gap between bars when they are wide enough to spare one.
         let barWidth = slotWidth >= 3 ? slotWidth - 1 : slotWidth
+        let axisWidth = plot.x - 1 - area.x
         grid.write(labels[0], in: Rect(x: area.x, y: plot.y, width: axisWidth, height: 1), alignment: .right,
                    style: CellStyle(dim: true))
         grid.write(labels[1], in: Rect(x: area.x, y: plot.bottom - 1, width: axisWidth, height: 1), alignment: .right,
@@ -59,7 +74,7 @@ public struct UsageBars: Sendable {
                     style: style, into: &grid)
         }
         drawNames(firstShown: firstShown, slotWidth: slotWidth, plot: plot, into: &grid)
-        return Layout(plot: plot, firstShown: firstShown, slotWidth: slotWidth)
+        return layout
     }
 
     /// A bar `fraction` of the plot tall, in eighths of a cell (whole cells in ASCII).
@@ -97,6 +112,19 @@ public struct UsageBars: Sendable {
         case .day: return report.usage.count <= 7 ? local.weekdayName : String(local.day)
         case .week: return "\(local.monthName) \(local.day)"
         case .month: return local.monthName
+        }
+    }
+
+    /// An interval's name in full, for the cursor: `Sun Oct 26 14:00`,
+    /// `Tue Oct 21`, `week of Oct 20`, `Oct 2025`.
+    public func longName(of start: Timestamp) -> String {
+        let local = LocalTime(start, utcOffsetSeconds: Int(zone.offsetMilliseconds(at: start.milliseconds) / 1000))
+        let date = "\(local.weekdayName) \(local.monthName) \(Format.padded(local.day))"
+        switch report.interval {
+        case .hour: return date + " " + Format.padded(local.hour) + ":" + Format.padded(local.minute)
+        case .day: return date
+        case .week: return "week of \(local.monthName) \(Format.padded(local.day))"
+        case .month: return "\(local.monthName) \(local.year)"
         }
     }
 

@@ -25,6 +25,8 @@ struct DashboardCommand: ParsableCommand {
 
     func run() throws {
         let (config, cache, syncer) = try connection.open()
+        // Before the screen is taken: a bad tz in the config is said plainly.
+        let zone = try connection.zone()
         guard isatty(STDOUT_FILENO) == 1 else {
             throw ValidationError("the dashboard needs a terminal; use 'sensei list' or 'sensei show' in scripts")
         }
@@ -36,7 +38,7 @@ struct DashboardCommand: ParsableCommand {
         let inbox = Inbox()
         let runner = CommandRunner(cache: cache, syncer: syncer, deliver: inbox.post)
         defer { runner.stopLive() }
-        DashboardLoop(terminal: terminal, inbox: inbox, serverName: config.serverName, refreshSeconds: refresh,
+        DashboardLoop(terminal: terminal, inbox: inbox, serverName: config.serverName, refreshSeconds: refresh, zone: zone,
                       frameLog: frameLog.flatMap(FrameLog.init(path:)))
             .run(perform: runner.run)
     }

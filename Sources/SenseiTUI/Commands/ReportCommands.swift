@@ -46,23 +46,30 @@ struct ListCommand: AsyncParsableCommand {
 }
 
 /// `sensei show CODE --range day`: statistics and a chart as text (or JSON);
-/// `sensei show A B [C D]`: up to four sensors on one chart, with a legend.
+/// `sensei show A B [C D]`: up to four sensors on one chart, with a legend;
+/// `sensei show CODE --usage`: the sensor's usage bars and total (or the intervals as JSON).
 struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Print a sensor's statistics and chart for a range, or up to four on one chart.")
+        commandName: "show", abstract: "Print a sensor's statistics and chart for a range (or its usage), or up to four on one chart.")
 
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The sensor's code (or id); two to four overlay on one chart.") var codes: [String]
-    @Option(help: "The span the chart covers.") var range: TimeRange = .day
+    @Option(help: "The span the chart (or the usage bars) covers.") var range: TimeRange = .day
     @Option(help: "Chart width in columns.") var width = 80
+    @Flag(help: ArgumentHelp(
+        "Print the sensor's usage instead: bars per hour for a day, per day for a week or a month, per month for a year or all time, in the local time zone (tz in the config file), with the range's total; with --json, the intervals.",
+        discussion: "Usage is a counter's increase (kWh, resets counted from 0) or a gauge's time integral (W -> Wh), as the server's usage route counts it."))
+    var usage = false
     @Flag(help: "Print JSON instead of text.") var json = false
 
     func validate() throws {
         guard width >= 20 else { throw ValidationError("--width must be at least 20") }
         guard (1...4).contains(codes.count) else { throw ValidationError("name one to four sensors") }
+        guard !usage || codes.count == 1 else { throw ValidationError("--usage shows one sensor") }
     }
 
     func run() async throws {
+        if usage { return try await runUsage() }
         let (_, cache, syncer) = try connection.open()
         await ReportSupport.syncOrWarn(syncer, cache: cache)
         let context = ReportSupport.context()
@@ -81,6 +88,32 @@ struct ShowCommand: AsyncParsableCommand {
         case (_, false): text = TextReport.compare(details, context, width: width)
         case (_, true): text = "[" + details.map { TextReport.showJSON($0).dropLast() }.joined(separator: ",") + "]\n"
         }
+        print(text, terminator: "")
+    }
+}
+
+extension ShowCommand {
+    /// The usage report fetched for the range (kept in the cache), or the
+    /// cache's when the server is away.
+    func runUsage() async throws {
+        let zone = try connection.zone()
+        let (_, cache, syncer) = try connection.open()
+        await ReportSupport.syncOrWarn(syncer, cache: cache)
+        let context = ReportSupport.context()
+        let code = codes[0]
+        guard let sensor = try cache.sensors().first(where: { $0.code == code || String($0.id) == code }) else {
+            throw ValidationError("no sensor '\(code)' in the cache of this server")
+        }
+        let oldest = range == .all ? try cache.oldestKept(sensorId: sensor.id) : nil
+        guard let usage = await syncer.syncUsage(for: sensor, range: range, zone: zone, now: context.now,
+                                                 oldest: oldest) else {
+            throw ValidationError("no usage of '\(code)' for the last \(range.title) cached, and the server is not answering")
+        }
+        guard let report = usage.report else {
+            throw ValidationError("usage unavailable: the server has no usage route (older than Sensei 1.2)")
+        }
+        let text = json ? TextReport.usageJSON(report)
+            : TextReport.usage(report, sensor: sensor, range: range, zone: zone, context, width: width)
         print(text, terminator: "")
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SenseiModels
 
 /// `sensei`: the dashboard by default, or `list` / `show` / `watch` / `alerts` for scripts,
 /// `import` / `export` to move history in and out.
@@ -39,6 +40,17 @@ struct ConnectionOptions: ParsableArguments {
             return config
         }
         throw ValidationError(ConfigError.notConfigured(configPath: path).description)
+    }
+
+    /// The zone usage is counted in: `tz` in the config file, else the system's.
+    func zone() throws -> TimeZoneRules {
+        let environment = ProcessInfo.processInfo.environment
+        do {
+            return try DashboardConfig.timeZone(configPath: DashboardConfig.defaultPath(environment: environment),
+                                                environment: environment)
+        } catch let error as ConfigError {
+            throw ValidationError(error.description)
+        }
     }
 
     /// The cache of the configured server and a syncer for it. A cache

@@ -1,4 +1,5 @@
 import Foundation
+import SenseiModels
 
 /// Where the dashboard finds its server: URL and token, each taken from the
 /// first of `--url`/`--token`, `SENSEI_URL`/`SENSEI_TOKEN`, or the config file.
@@ -63,6 +64,19 @@ public struct DashboardConfig: Equatable, Sendable {
         return days
     }
 
+    /// `tz = Area/City` in the config file: the zone usage bars count days
+    /// and months in; without it, the system's. A name the tz database
+    /// does not hold is an error, so the bars never count in a zone the user
+    /// did not mean.
+    public static func timeZone(configPath: String, environment: [String: String]) throws -> TimeZoneRules {
+        guard let name = try readFile(configPath)["tz"] else { return LocalZone.rules(environment: environment) }
+        do {
+            return try TimeZoneRules.named(name)
+        } catch {
+            throw ConfigError.invalidTimeZone(name, error.description)
+        }
+    }
+
     /// Writes the config file readable by its owner only (it holds the token).
     public func write(to path: String) throws {
         let directory = (path as NSString).deletingLastPathComponent
@@ -87,6 +101,7 @@ public struct DashboardConfig: Equatable, Sendable {
 public enum ConfigError: Error, Equatable, CustomStringConvertible {
     case invalidURL(String)
     case invalidRawDays(String)
+    case invalidTimeZone(String, String)
     case cannotWrite(String)
     case notConfigured(configPath: String)
 
@@ -94,6 +109,8 @@ public enum ConfigError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .invalidURL(let url): "'\(url)' is not an http:// or https:// server URL"
         case .invalidRawDays(let text): "raw_days in the config file must be a whole number of days, at least 1, not '\(text)'"
+        case .invalidTimeZone(let name, let reason):
+            "tz in the config file must be a time zone of the system's tz database such as Europe/Berlin, not '\(name)' (\(reason))"
         case .cannotWrite(let path): "cannot write \(path)"
         case .notConfigured(let path):
             "no server configured: pass --url and --token, set SENSEI_URL and SENSEI_TOKEN, or write \(path) (run sensei in a terminal to be asked)"

@@ -75,6 +75,23 @@ public final class CommandRunner: Sendable {
                 }
                 return .detailLoaded(data)
             }
+        case .loadUsage(let sensorId, let range, let zone):
+            // The cache first, so the bars show at once and offline; then the
+            // server's answer, delivered after it (the fetch starts once the
+            // cache's answer is out).
+            onQueue { [cache, syncer, now, deliver] in
+                let cached = try cache.cachedUsage(sensorId: sensorId, range: range, zone: zone.identifier)
+                guard let syncer, let sensor = try cache.sensor(id: sensorId) else {
+                    return .usageLoaded(sensorId: sensorId, range: range, usage: cached, fetching: false)
+                }
+                let oldest = range == .all ? try cache.oldestKept(sensorId: sensorId) : nil
+                deliver(.usageLoaded(sensorId: sensorId, range: range, usage: cached, fetching: true))
+                Task.detached {
+                    let fresh = await syncer.syncUsage(for: sensor, range: range, zone: zone, now: now(), oldest: oldest)
+                    deliver(.usageLoaded(sensorId: sensorId, range: range, usage: fresh, fetching: false))
+                }
+                return nil
+            }
         case .loadCompare(let sensorIds, let range, let window):
             onQueue { [cache, now] in
                 let at = now()

@@ -21,7 +21,8 @@ final class DashboardLoop {
     private var pendingKeys: [(Key, ContinuousClock.Instant)] = []
 
     /// `perform` runs a command in the background and answers through `inbox`.
-    init(terminal: Terminal, inbox: Inbox, serverName: String?, refreshSeconds: Int, frameLog: FrameLog? = nil) {
+    init(terminal: Terminal, inbox: Inbox, serverName: String?, refreshSeconds: Int, zone: TimeZoneRules,
+         frameLog: FrameLog? = nil) {
         self.terminal = terminal
         self.inbox = inbox
         self.frameLog = frameLog
@@ -29,6 +30,7 @@ final class DashboardLoop {
         model = AppModel(width: width, height: height, now: .now(), utcOffsetSeconds: LocalZone.offsetSeconds(),
                          charset: terminal.charset, serverName: serverName,
                          refreshInterval: Int64(refreshSeconds) * 1000)
+        model.zone = zone
     }
 
     func run(perform: (Command) -> Void) {

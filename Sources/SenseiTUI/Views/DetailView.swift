@@ -69,9 +69,14 @@ public enum DetailView {
                        alignment: .center, style: CellStyle(dim: true))
             return
         }
-        let chart = self.chart(for: data, model: model)
-        let chartLayout = chart.render(into: &grid, area: layout.chart)
-        renderReadout(chart: chart, layout: chartLayout, data: data, model: model, into: &grid, area: layout.readout)
+        if model.showsUsage {
+            renderUsage(state: state, model: model, into: &grid, chart: layout.chart, readout: layout.readout)
+        } else {
+            let chart = self.chart(for: data, model: model)
+            let chartLayout = chart.render(into: &grid, area: layout.chart)
+            renderReadout(chart: chart, layout: chartLayout, data: data, model: model, into: &grid,
+                          area: layout.readout)
+        }
         renderStatistics(data, model: model, into: &grid, area: layout.stats)
         renderInfo(data, model: model, into: &grid, area: layout.info)
         renderTable(data, state: state, model: model, into: &grid, area: layout.table)

@@ -104,6 +104,13 @@ public enum StatusBar {
         return model.nextGrouping.map { "g by " + model.charset.displayable($0) } ?? "g ungroup"
     }
 
+    /// `u usage` on a counter's or power sensor's line chart, `u chart` over
+    /// its bars; nothing where bars do not apply (a temperature).
+    static func usageHint(_ model: AppModel) -> String {
+        guard model.detailShownSensor?.hasUsage == true else { return "" }
+        return model.showsUsage ? "u chart" : "u usage"
+    }
+
     /// Where the hints are those of: the list with no sensors has fewer.
     static func hintContext(_ model: AppModel) -> KeyContext {
         let context = model.keyContext
@@ -116,7 +123,7 @@ public enum StatusBar {
         let context = hintContext(model)
         let hinted = KeyBinding.all.compactMap { binding in
             binding.hint.flatMap { hint in hint.tiers[context].map { (tier: $0, text: hint.text(model)) } }
-        }
+        }.filter { !$0.text.isEmpty }
         guard let top = hinted.map(\.tier).max() else { return [] }
         return (0...top).reversed().map { tier in
             hinted.filter { $0.tier <= tier }.map(\.text).joined(separator: "  ")
