@@ -5,7 +5,7 @@ import SenseiModels
 /// `source=homeassistant`, `entity_id`, and `kind: counter` for a meter; with
 /// a write token (403), readings alone, which create plain sensors.
 ///
-/// `kind` comes with the server's counters (issue 27). A server without it
+/// `kind` is the server's since energy (docs/energy.md). A server older than it
 /// refuses the field (422 "unknown field 'kind'"): the sensor is then created
 /// without it and the summary says so, so the import works on both.
 final class HomeAssistantSensors {
