@@ -15,6 +15,9 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // PostgreSQL, for a hub past one machine (`serve --database postgresql://…`).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // C libraries, found through pkg-config.
@@ -58,6 +61,9 @@ let package = Package(
                 // Background work runs as Services of one ServiceGroup.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                // TLS to PostgreSQL (`sslmode=` in the database URL).
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
         .executableTarget(
             name: "sensei-server", dependencies: ["SenseiServer"], path: "Sources/sensei-server"),

@@ -9,8 +9,9 @@ set -euo pipefail
 # clients: the broker the MQTT tests start on loopback and publish through.
 # influxdb: the InfluxDB 1.6 the InfluxQL differential test answers against.
 # tzdata: the time zones energy usage is counted in (/usr/share/zoneinfo).
+# postgresql: the server the PostgreSQL backend's tests start on a private port.
 packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libncurses-dev zlib1g-dev libmosquitto-dev
-          mosquitto mosquitto-clients tmux openssl curl influxdb tzdata "$@")
+          mosquitto mosquitto-clients tmux openssl curl influxdb tzdata postgresql "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

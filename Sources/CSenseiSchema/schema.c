@@ -11,3 +11,13 @@ static const char schema[] = {
 const char *sensei_schema_sql(void) {
     return schema;
 }
+
+// The PostgreSQL schema (`serve --database postgresql://…`), the same way.
+static const char schema_postgres[] = {
+#embed "../../schema-postgres.sql"
+    , 0
+};
+
+const char *sensei_schema_postgres_sql(void) {
+    return schema_postgres;
+}

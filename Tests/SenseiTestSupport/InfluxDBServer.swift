@@ -45,8 +45,8 @@ package final class InfluxDBServer: @unchecked Sendable {
         }
         directory = NSTemporaryDirectory() + "sensei-influxd-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        port = try Self.freePort()
-        let rpcPort = try Self.freePort()
+        port = try FreePort.find()
+        let rpcPort = try FreePort.find()
         let config = """
             reporting-disabled = true
             bind-address = "127.0.0.1:\(rpcPort)"
@@ -80,24 +80,6 @@ package final class InfluxDBServer: @unchecked Sendable {
         process.signal(SIGTERM)
         if !process.waitForExit(seconds: 10) { process.signal(SIGKILL) }
         try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    /// A port nothing listens on now: bind port 0, read it, close.
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw InfluxDBUnavailable(description: "no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// A request to influxd; a chunked body (Go's answer past 4 KB) comes back whole.

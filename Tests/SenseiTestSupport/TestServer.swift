@@ -15,6 +15,7 @@ package struct TestServer: Sendable {
     package let readToken: String
 
     package var port: Int { application.port }
+    /// The SQLite store, for the tests that audit its file (they run on SQLite only).
     package var store: SenseiStore { application.store }
     package var admin: TestHTTPClient { TestHTTPClient(port: port, token: adminToken) }
     package var writer: TestHTTPClient { TestHTTPClient(port: port, token: writeToken) }
@@ -49,16 +50,20 @@ private func runTestServer<T>(
     configuration.http.port = 0
     configuration.http.threads = 4
     configure(&configuration)
+    if TestBackend.current == .postgresql, configuration.database == nil {
+        // The same directory, the same database: a restarted server finds its data.
+        configuration.database = try PostgresServer.shared.get().database(for: directory)
+    }
     let logs = InMemoryLogHandler()
     let application = try SenseiApplication(configuration: configuration, logger: Logger(label: "test") { _ in logs })
     // The database keeps only digests: on a reused directory, mint new
     // secrets under new names, and leave the old ones valid (a client from
     // before a restart keeps working, as a device's would).
-    let taken = Set(try application.store.tokens().map(\.name))
+    let taken = Set(try application.tokens.tokens().map(\.name))
     func mint(_ scope: Scope) throws -> String {
         let name = "test-\(scope.rawValue)"
-        return try application.store.createToken(
-            name: taken.contains(name) ? name + "-" + UUID().uuidString.prefix(8) : name, scope: scope)
+        return try application.tokens.createToken(
+            name: taken.contains(name) ? name + "-" + UUID().uuidString.prefix(8) : name, scope: scope, at: .now())
     }
     let admin = try mint(.admin), write = try mint(.write), read = try mint(.read)
     try application.start()

@@ -21,6 +21,9 @@ public final class SenseiApplication: Sendable {
         /// Seconds between compaction passes: an hour of readings is packed
         /// within this long of ending a day ago.
         public var compactionInterval: TimeInterval = 30
+        /// `--database` (`SENSEI_DATABASE_URL`): PostgreSQL instead of the
+        /// data directory's SQLite file; nil: SQLite.
+        public var database: DatabaseURL?
         /// `--max-sensors`: creating a sensor past it is refused.
         public var maxSensors = SenseiStore.defaultMaxSensors
         /// Alert evaluation and delivery timings (the tests shorten them).
@@ -42,10 +45,19 @@ public final class SenseiApplication: Sendable {
     public static func databasePath(in dataDirectory: String) -> String { dataDirectory + "/sensei.sqlite" }
 
     public let configuration: Configuration
-    /// The SQLite store, opened here and handed to every part as the seams
-    /// it needs (`SensorStore`, `ReadingStore`, …): this is the one place
-    /// that knows the backend. Concrete for the tests, which audit its file.
-    public let store: SenseiStore
+    /// The store, opened here and handed to every part as the seams it needs
+    /// (`SensorStore`, `ReadingStore`, …): this is the one place that knows
+    /// the backend, SQLite (`SenseiStore`) or PostgreSQL (`PostgresStore`).
+    let storage: any SenseiStorage
+    /// The tokens, whichever the backend (the tests mint theirs here).
+    public var tokens: any TokenStore { storage }
+    /// The SQLite store, when that is the backend: the tests audit its file.
+    public var store: SenseiStore {
+        guard let store = storage as? SenseiStore else {
+            preconditionFailure("this server stores in PostgreSQL, not SQLite")
+        }
+        return store
+    }
     let metrics: ServerMetrics
     private let logger: Logger
     private let authenticator: Authenticator
@@ -69,7 +81,12 @@ public final class SenseiApplication: Sendable {
         try DataDirectory.prepare(configuration.dataDirectory)
         // One server a data directory, and none while `restore` swaps its database.
         let directoryLock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "sensei-server serve")
-        store = try SenseiStore(path: configuration.databasePath, maxSensors: configuration.maxSensors)
+        let store: any SenseiStorage = if let database = configuration.database {
+            try PostgresStore(url: database, maxSensors: configuration.maxSensors, logger: logger)
+        } else {
+            try SenseiStore(path: configuration.databasePath, maxSensors: configuration.maxSensors)
+        }
+        storage = store
         authenticator = Authenticator(store: store, presharedToken: configuration.presharedToken, logger: logger)
         metrics = ServerMetrics()
         metrics.observeCommits(of: store)
@@ -122,7 +139,7 @@ public final class SenseiApplication: Sendable {
     ///    data directory;
     /// 8. the log: write out every line queued.
     private static func services(
-        configuration: Configuration, logger: Logger, directoryLock: DataDirectoryLock, store: SenseiStore,
+        configuration: Configuration, logger: Logger, directoryLock: DataDirectoryLock, store: any SenseiStorage,
         alerts: AlertService, compactor: MaintenanceWorker, retentionSweeper: MaintenanceWorker, http: HTTPServer,
         streams: ReadingStreams, mqtt: MQTTSubscriber?, started: Latch
     ) -> [BackgroundService] {
@@ -202,7 +219,8 @@ public final class SenseiApplication: Sendable {
 
     /// A server never runs open: with no token at all, make an admin token and
     /// leave it, readable by this user only, in the data directory.
-    private static func ensureAdminToken(_ configuration: Configuration, store: SenseiStore, logger: Logger) throws {
+    private static func ensureAdminToken(_ configuration: Configuration, store: any TokenStore,
+                                         logger: Logger) throws {
         guard configuration.presharedToken?.isEmpty ?? true, try store.tokens().isEmpty else { return }
         let name = "admin-\(Timestamp.now().milliseconds)"
         let secret = try store.createToken(name: name, scope: .admin, at: .now())
@@ -266,6 +284,13 @@ public final class SenseiApplication: Sendable {
             return .error(error)
         case let error as StoreError where error.apiError.status != 500:
             return .error(error.apiError)
+        case PostgresStoreError.unavailable:
+            // PostgreSQL down or failing over: nothing of this request was
+            // committed; the client (a device's retry) tries again.
+            logger.warning("\(RequestLine.word(request.method)) \(RequestLine.word(request.path)): \(error)",
+                           metadata: ["request": "\(request.id)"])
+            return .error(APIError(status: 503, message: "the database is unavailable; retry later",
+                                   headers: ["Retry-After": "2"]))
         default:
             logger.error("\(RequestLine.word(request.method)) \(RequestLine.word(request.path)) failed: \(error)",
                          metadata: ["request": "\(request.id)"])

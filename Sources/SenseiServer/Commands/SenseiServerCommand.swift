@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import Logging
 
 /// `sensei-server`: serve by default, manage tokens, back up and restore.
 public struct SenseiServerCommand: ParsableCommand {
@@ -15,11 +17,29 @@ public struct SenseiServerCommand: ParsableCommand {
 struct DataDirectoryOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "Directory for the database and the generated admin token.")
     var dataDirectory = "./sensei-data"
+
+    @Option(name: .customLong("database"),
+            help: "PostgreSQL instead of the data directory's SQLite file: postgresql://user:pass@host[:port]/db[?sslmode=require]; or set SENSEI_DATABASE_URL, which keeps a password out of ps.")
+    var database: String?
 }
 
 extension DataDirectoryOptions {
-    /// The store in the data directory, both created if new.
-    func openStore() throws -> SenseiStore {
+    /// --database, else SENSEI_DATABASE_URL; nil (SQLite) when neither is set.
+    func databaseURL() throws -> DatabaseURL? {
+        let text = database ?? ProcessInfo.processInfo.environment["SENSEI_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        do {
+            return try text.map(DatabaseURL.init)
+        } catch let error as DatabaseURLError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// The store: PostgreSQL with `--database`, else the data directory's
+    /// SQLite file (both created if new).
+    func openStore() throws -> any SenseiStorage {
+        if let url = try databaseURL() {
+            return try PostgresStore(url: url, logger: Logger(label: "sensei-server"))
+        }
         try DataDirectory.prepare(dataDirectory)
         return try SenseiStore(path: SenseiApplication.databasePath(in: dataDirectory))
     }

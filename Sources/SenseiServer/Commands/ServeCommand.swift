@@ -142,6 +142,7 @@ struct ServeCommand: ParsableCommand {
 
         var configuration = SenseiApplication.Configuration()
         configuration.dataDirectory = data.dataDirectory
+        configuration.database = try data.databaseURL()
         configuration.presharedToken = ProcessInfo.processInfo.environment["SENSEI_TOKEN"]
         configuration.logWriter = .standardError
         configuration.http.host = host
@@ -188,7 +189,7 @@ struct ServeCommand: ParsableCommand {
             application.shutdown()
             throw error
         }
-        logger.notice("listening on \(configuration.http.scheme)://\(host):\(application.port), data in \(configuration.dataDirectory)")
+        logger.notice("listening on \(configuration.http.scheme)://\(host):\(application.port), data in \(configuration.database?.description ?? configuration.dataDirectory)")
 
         application.waitUntilStopped()
         application.shutdown()

@@ -23,7 +23,7 @@ struct TokenCommand: ParsableCommand {
         func run() throws {
             let store = try data.openStore()
             do {
-                print(try store.createToken(name: name, scope: Scope(rawValue: scope)!))
+                print(try store.createToken(name: name, scope: Scope(rawValue: scope)!, at: .now()))
             } catch let error as StoreError {
                 throw ValidationError(error.description)
             }

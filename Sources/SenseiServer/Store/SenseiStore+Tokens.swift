@@ -52,14 +52,14 @@ extension SenseiStore {
 
     /// The token with this digest (see `TokenLookup`: revocations by another
     /// process apply at once).
-    func token(digest: [UInt8]) throws -> (id: Int64, scope: Scope)? {
+    public func token(digest: [UInt8]) throws -> (id: Int64, scope: Scope)? {
         try tokenLookup.token(digest: digest)
     }
 
     /// Records a token's last use in the next group commit, without waiting
     /// for it: the request that used the token goes on at once. `failed` runs
     /// on the writer thread if the write does not commit.
-    func recordTokenUse(id: Int64, at now: Timestamp, failed: @escaping @Sendable (any Error) -> Void) {
+    public func recordTokenUse(id: Int64, at now: Timestamp, failed: @escaping @Sendable (any Error) -> Void) {
         groupCommit.submit({ db in
             try db.execute(sql: "UPDATE tokens SET last_used_at = ? WHERE id = ?", arguments: [now.milliseconds, id])
             return 0

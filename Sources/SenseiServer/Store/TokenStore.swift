@@ -1,7 +1,7 @@
 import SenseiModels
 
 /// API tokens, stored as digests.
-protocol TokenStore: AnyObject, Sendable {
+public protocol TokenStore: AnyObject, Sendable {
     /// Returns the secret, which only the caller ever sees.
     func createToken(name: String, scope: Scope, at now: Timestamp) throws -> String
     func tokens() throws -> [TokenInfo]

@@ -1,4 +1,5 @@
 import Foundation
+import SenseiTestSupport
 
 /// A real Mosquitto broker (Debian's `mosquitto`) for one test: a temporary
 /// config with one listener on a free loopback port and persistence in its
@@ -17,7 +18,7 @@ final class MosquittoBroker: @unchecked Sendable {
         // Mosquitto started as root runs as the user `mosquitto`, which must write its files here.
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o777])
-        port = try Self.freePort()
+        port = try FreePort.find()
         let config = """
             listener \(port) 127.0.0.1
             allow_anonymous true
@@ -132,24 +133,6 @@ final class MosquittoBroker: @unchecked Sendable {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
-    }
-
-    /// A port the kernel just handed out, so nothing else listens there.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw BrokerError(description: "no free port: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 

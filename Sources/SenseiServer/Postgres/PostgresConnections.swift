@@ -1,0 +1,168 @@
+import Dispatch
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+
+/// A fixed number of connections to PostgreSQL, lent one at a time to a
+/// caller that may block: an HTTP worker answering a read, the writer thread
+/// committing a group, a maintenance pass.
+///
+/// Why not postgres-nio's `PostgresClient`: the store's callers are threads
+/// (libmicrohttpd's workers, the writer), not tasks, and its seams are
+/// synchronous like GRDB's. Waiting on a connection's `EventLoopFuture` keeps
+/// the whole round trip on NIO's event loops; bridging to the async client
+/// would park each waiting thread on the two-thread cooperative pool. A
+/// connection that breaks (a restarted or failed-over server) is dropped and
+/// a new one made on next use, so a node rides out a failover.
+final class PostgresConnections: Sendable {
+    let url: DatabaseURL
+    private let configuration: PostgresConnection.Configuration
+    private let logger: Logger
+    private let group: any EventLoopGroup
+    /// One permit a connection that may be open at once.
+    private let permits: DispatchSemaphore
+    private let idle = Mutex<[PostgresConnection]>([])
+    private let nextID = Atomic<Int>(1)
+    private let closed = Atomic<Bool>(false)
+
+    init(url: DatabaseURL, size: Int, logger: Logger) throws {
+        self.url = url
+        configuration = try url.connectionConfiguration()
+        self.logger = logger
+        group = MultiThreadedEventLoopGroup.singleton
+        permits = DispatchSemaphore(value: size)
+    }
+
+    /// Runs `body` with a connection of its own; waits for one while all are lent.
+    func withSession<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+        guard !closed.load(ordering: .acquiring) else { throw PostgresStoreError.closed }
+        permits.wait()
+        defer { permits.signal() }
+        let connection = try idle.withLock { $0.popLast() } ?? connect()
+        defer {
+            if connection.isClosed || closed.load(ordering: .acquiring) {
+                let closing: EventLoopFuture<Void> = connection.close()
+                _ = closing
+            } else {
+                idle.withLock { $0.append(connection) }
+            }
+        }
+        return try body(PostgresSession(connection: connection, logger: logger))
+    }
+
+    /// `body` in one transaction on one connection: committed when it returns,
+    /// rolled back when it throws.
+    func transaction<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+        try withSession { session in try session.transaction { try body(session) } }
+    }
+
+    /// Closes every idle connection; later uses throw.
+    func close() {
+        closed.store(true, ordering: .releasing)
+        let connections = idle.withLock { idle in
+            defer { idle.removeAll() }
+            return idle
+        }
+        for connection in connections {
+            let closing: EventLoopFuture<Void> = connection.close()
+            try? closing.wait()
+        }
+    }
+
+    private func connect() throws -> PostgresConnection {
+        let id = nextID.add(1, ordering: .relaxed).oldValue
+        do {
+            return try PostgresConnection.connect(on: group.next(), configuration: configuration, id: id,
+                                                  logger: logger).wait()
+        } catch {
+            throw PostgresStoreError.unavailable(url: url.description, reason: PostgresSession.describe(error))
+        }
+    }
+}
+
+/// One lent connection: runs statements and waits for them.
+struct PostgresSession {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// Every row `query` returns.
+    @discardableResult
+    func rows(_ query: PostgresQuery) throws -> [PostgresRow] {
+        try run { try connection.query(query, logger: logger).wait().rows }
+    }
+
+    /// The first row, if any.
+    func row(_ query: PostgresQuery) throws -> PostgresRow? {
+        try rows(query).first
+    }
+
+    /// Runs `query`; the number of rows it inserted, updated or deleted.
+    @discardableResult
+    func execute(_ query: PostgresQuery) throws -> Int {
+        try run { try connection.query(query, logger: logger).wait().metadata.rows ?? 0 }
+    }
+
+    /// Several statements in one round trip (the simple query protocol): the
+    /// schema, BEGIN/COMMIT. No parameters.
+    func script(_ sql: String) throws {
+        try run { _ = try connection.simpleQuery(sql).wait() }
+    }
+
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try script("BEGIN")
+        do {
+            let result = try body()
+            try script("COMMIT")
+            return result
+        } catch {
+            // A broken connection has no transaction left to end.
+            if !connection.isClosed { try? script("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Turns a lost connection into `unavailable` (the routes answer 503
+    /// with Retry-After); a statement's own error stays as it is.
+    private func run<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as PSQLError where error.serverInfo == nil {
+            throw PostgresStoreError.unavailable(url: "PostgreSQL", reason: Self.describe(error))
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] { return message }
+        return "\(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
+    }
+}
+
+extension PSQLError {
+    /// The SQLSTATE the server answered with, e.g. "23505" (unique violation).
+    var sqlState: String? { serverInfo?[.sqlState] }
+}
+
+/// What the PostgreSQL store throws of its own.
+public enum PostgresStoreError: Error, CustomStringConvertible {
+    /// The database cannot be reached (down, failing over): try again later.
+    case unavailable(url: String, reason: String)
+    case closed
+    case newerSchema(Int)
+    case notASenseiDatabase
+    /// A part of the store not written yet.
+    case notYet(String)
+
+    public var description: String {
+        switch self {
+        case .unavailable(let url, let reason): "the database \(url) is unavailable: \(reason)"
+        case .closed: "the store is closed"
+        case .newerSchema(let version):
+            "the database has schema version \(version), newer than this server's \(PostgresStore.schemaVersion)"
+        case .notASenseiDatabase: "the database holds tables but is not a Sensei database"
+        case .notYet(let what): "\(what) is not yet implemented on PostgreSQL"
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import CSenseiSchema
+import Logging
+import PostgresNIO
+import SenseiModels
+import Synchronization
+
+/// The server's data in PostgreSQL (`serve --database postgresql://…`): the
+/// same seams as `SenseiStore` (`SensorStore`, `ReadingStore`, …), so nothing
+/// above the store knows which one it has. Several nodes may share one
+/// database; each keeps only caches here, bounded in age.
+///
+/// Its extensions, one seam each: `+Sensors`, `+Tokens`, `+Writes` (the
+/// readings' write path and its group commit), `+Reads`, `+Rollups`,
+/// `+Alerts`, `+Maintenance`. docs/postgresql.md says how it differs from
+/// SQLite inside, and why.
+public final class PostgresStore: Sendable {
+    /// The version `schema-postgres.sql` inserts into `sensei_schema`.
+    public static let schemaVersion = 1
+
+    /// schema-postgres.sql as compiled into the binary.
+    public static var schemaSQL: String { String(cString: sensei_schema_postgres_sql()) }
+
+    public let url: DatabaseURL
+    let connections: PostgresConnections
+    let logger: Logger
+    /// On while the live stream has listeners: writes then keep what they stored.
+    public let tap = ReadingTap()
+    public let maxSensors: Int
+    /// Committed writes of this node so far (`changeCount`).
+    let commits = Atomic<UInt64>(0)
+    /// Told of each committed write of readings, in commit order.
+    let onCommit = Mutex<[CommitObserver]>([])
+    let tokenCache = TokenCache()
+    /// InfluxDB database names already in `influx_databases`.
+    let knownInfluxDatabases = KnownNames()
+
+    /// Connects, and creates or checks the schema. `connections`: how many
+    /// this node opens at most (PostgreSQL's own default limit is 100 for
+    /// every node together).
+    public init(url: DatabaseURL, maxSensors: Int = SenseiStore.defaultMaxSensors, connections: Int = 8,
+                logger: Logger) throws {
+        self.url = url
+        self.maxSensors = maxSensors
+        self.logger = logger
+        self.connections = try PostgresConnections(url: url, size: connections, logger: logger)
+        try PostgresSchema.apply(Self.schemaSQL, version: Self.schemaVersion, with: self.connections)
+    }
+
+    /// Grows with every write this node commits.
+    public var changeCount: UInt64 { commits.load(ordering: .acquiring) }
+
+    func observeCommits(_ observer: CommitObserver) {
+        onCommit.withLock { $0.append(observer) }
+    }
+
+    /// Counts a committed write (for `changeCount`) and tells the observers
+    /// what it stored.
+    func committed(writes: Int, stored: [StoredReadings]) {
+        commits.add(1, ordering: .releasing)
+        let observers = onCommit.withLock { $0 }
+        guard !observers.isEmpty else { return }
+        let summary = CommitSummary(writes: writes, stored: stored)
+        for observer in observers { observer.committed(summary) }
+    }
+
+    /// A write outside the readings' path (metadata, tokens): one transaction.
+    func write<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+        let result = try connections.transaction(body)
+        committed(writes: 1, stored: [])
+        return result
+    }
+
+    /// A read on any connection, outside a transaction.
+    func read<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+        try connections.withSession(body)
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import SenseiServer
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real PostgreSQL (Debian's `postgresql`) for the server's tests: one
+/// cluster a test process, initialised in a temporary directory and started
+/// as the `postgres` user (when the tests run as root, as in CI) on a private
+/// loopback port, stopped when the process exits. Each test server gets a
+/// database of its own (`database(for:)`), so tests never see each other's
+/// sensors.
+///
+/// `fsync=off`: the tests check behaviour, not what survives a power cut;
+/// creating a database a test is 10 times faster without the syncs.
+package final class PostgresServer: @unchecked Sendable {
+    package let port: Int
+    package let directory: String
+    private let process: ChildProcess
+    private let databases = Mutex<(next: Int, byKey: [String: DatabaseURL])>((1, [:]))
+
+    /// The cluster of this test process, or why there is none.
+    package static let shared: Result<PostgresServer, PostgresUnavailable> = {
+        do {
+            let server = try PostgresServer()
+            atexit { if case .success(let server) = PostgresServer.shared { server.stop() } }
+            return .success(server)
+        } catch let error as PostgresUnavailable {
+            return .failure(error)
+        } catch {
+            return .failure(PostgresUnavailable(description: "\(error)"))
+        }
+    }()
+
+    /// Debian's server binaries, newest version first.
+    static var binaries: String? {
+        let root = "/usr/lib/postgresql"
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        return versions.compactMap(Int.init).sorted(by: >).map { "\(root)/\($0)/bin" }
+            .first { FileManager.default.isExecutableFile(atPath: $0 + "/postgres") }
+    }
+
+    private static var runsAsRoot: Bool { getuid() == 0 }
+
+    private init() throws {
+        guard let bin = Self.binaries else {
+            throw PostgresUnavailable(description: "no PostgreSQL server installed (scripts/install-deps.sh installs Debian's postgresql)")
+        }
+        directory = NSTemporaryDirectory() + "sensei-postgres-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if Self.runsAsRoot {
+            // PostgreSQL refuses to run as root: its directory is the postgres user's.
+            _ = try runTool("/bin/chown", ["postgres:postgres", directory])
+        }
+        port = try FreePort.find()
+        let initdb = try runTool(Self.asServerUser(bin + "/initdb").executable,
+                                 Self.asServerUser(bin + "/initdb").arguments + [
+                                     "-D", directory + "/data", "-U", "postgres", "--auth=trust", "-E", "UTF8",
+                                     "--no-sync",
+                                 ], timeout: 120)
+        guard initdb.status == 0 else {
+            throw PostgresUnavailable(description: "initdb failed: \(initdb.error.suffix(2000))")
+        }
+        let postgres = Self.asServerUser(bin + "/postgres")
+        process = try ChildProcess(postgres.executable, postgres.arguments + [
+            "-D", directory + "/data", "-p", "\(port)", "-k", directory, "-c", "listen_addresses=127.0.0.1",
+            "-c", "fsync=off", "-c", "max_connections=400", "-c", "shared_buffers=64MB",
+        ])
+        let ready = waitUntil(seconds: 60, every: .milliseconds(50)) {
+            (try? Self.psql(port: self.port, directory: self.directory, "SELECT 1").status) == 0
+        }
+        guard ready else {
+            process.signal(SIGKILL)
+            throw PostgresUnavailable(description: "postgres did not start within 60 s: \(process.error.suffix(2000))")
+        }
+    }
+
+    /// A new, empty database for `key` (a test server's data directory), or
+    /// the one made for it before: a server restarted on the same directory
+    /// finds its data again.
+    package func database(for key: String) throws -> DatabaseURL {
+        let (url, isNew) = databases.withLock { databases -> (DatabaseURL, Bool) in
+            if let url = databases.byKey[key] { return (url, false) }
+            let name = "sensei_test_\(databases.next)"
+            databases.next += 1
+            let url = try! DatabaseURL("postgresql://postgres@127.0.0.1:\(port)/\(name)?sslmode=disable")
+            databases.byKey[key] = url
+            return (url, true)
+        }
+        if isNew {
+            let made = try Self.psql(port: port, directory: directory, "CREATE DATABASE \(url.database)")
+            guard made.status == 0 else {
+                throw PostgresUnavailable(description: "CREATE DATABASE failed: \(made.error)")
+            }
+        }
+        return url
+    }
+
+    /// Runs SQL as the `postgres` superuser in `database`; the tool's result.
+    package func psql(_ sql: String, database: String = "postgres") throws -> ToolResult {
+        try Self.psql(port: port, directory: directory, sql, database: database)
+    }
+
+    private static func psql(port: Int, directory: String, _ sql: String,
+                             database: String = "postgres") throws -> ToolResult {
+        try runTool("psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)",
+                             "-U", "postgres", "-d", database, "-c", sql], timeout: 60)
+    }
+
+    /// As root, the command runs as the `postgres` user (`runuser`).
+    private static func asServerUser(_ executable: String) -> (executable: String, arguments: [String]) {
+        runsAsRoot ? ("/usr/sbin/runuser", ["-u", "postgres", "--", executable]) : (executable, [])
+    }
+
+    package func stop() {
+        // SIGINT: PostgreSQL's fast shutdown (disconnect clients, stop).
+        process.signal(SIGINT)
+        if !process.waitForExit(seconds: 10) { process.signal(SIGKILL) }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+package struct PostgresUnavailable: Error, CustomStringConvertible {
+    package let description: String
+}
+
+/// Which store the live harness gives its servers: `SENSEI_TEST_BACKEND=postgresql`
+/// runs the same tests against PostgreSQL (scripts/test.sh does, after the
+/// SQLite run).
+package enum TestBackend: String, Sendable {
+    case sqlite
+    case postgresql
+
+    package static let current: TestBackend =
+        ProcessInfo.processInfo.environment["SENSEI_TEST_BACKEND"].flatMap(TestBackend.init(rawValue:)) ?? .sqlite
+}
