@@ -1,5 +1,6 @@
 import Foundation
 import SenseiServer
+import Testing
 import Synchronization
 
 #if canImport(Glibc)
@@ -135,4 +136,12 @@ package enum TestBackend: String, Sendable {
 
     package static let current: TestBackend =
         ProcessInfo.processInfo.environment["SENSEI_TEST_BACKEND"].flatMap(TestBackend.init(rawValue:)) ?? .sqlite
+}
+
+extension Trait where Self == ConditionTrait {
+    /// For a test of SQLite itself (its file, its pragmas, `server.store`):
+    /// skipped when the harness runs on PostgreSQL.
+    package static var sqliteOnly: Self {
+        .enabled(if: TestBackend.current == .sqlite, "tests the SQLite store itself")
+    }
 }

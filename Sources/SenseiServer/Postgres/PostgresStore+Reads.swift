@@ -25,8 +25,4 @@ extension PostgresStore: ReadingStore {
     func usage(of reference: SensorReference, _ query: UsageQuery) throws -> UsageReport {
         throw PostgresStoreError.notYet("usage")
     }
-
-    func influxDatabases() throws -> [String] {
-        throw PostgresStoreError.notYet("influxDatabases")
-    }
 }

@@ -18,8 +18,4 @@ extension PostgresStore {
                 completion: @escaping @Sendable (Result<SeriesIngestOutcome, any Error>) -> Void) {
         completion(.failure(PostgresStoreError.notYet("ingest")))
     }
-
-    func recordInfluxDatabase(_ name: String) throws {
-        throw PostgresStoreError.notYet("recordInfluxDatabase")
-    }
 }
