@@ -19,6 +19,9 @@ import Glibc
 package final class PostgresServer: @unchecked Sendable {
     package let port: Int
     package let directory: String
+    /// The server's self-signed TLS certificate (for `localhost` and
+    /// 127.0.0.1): what `sslrootcert=` names to verify it.
+    package var certificatePath: String { directory + "/server.crt" }
     private let process: ChildProcess
     private let databases = Mutex<(next: Int, byKey: [String: DatabaseURL])>((1, [:]))
 
@@ -36,7 +39,7 @@ package final class PostgresServer: @unchecked Sendable {
     }()
 
     /// Debian's server binaries, newest version first.
-    static var binaries: String? {
+    package static var binaries: String? {
         let root = "/usr/lib/postgresql"
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
         return versions.compactMap(Int.init).sorted(by: >).map { "\(root)/\($0)/bin" }
@@ -64,10 +67,14 @@ package final class PostgresServer: @unchecked Sendable {
         guard initdb.status == 0 else {
             throw PostgresUnavailable(description: "initdb failed: \(initdb.error.suffix(2000))")
         }
+        try Self.makeCertificate(in: directory)
         let postgres = Self.asServerUser(bin + "/postgres")
         process = try ChildProcess(postgres.executable, postgres.arguments + [
             "-D", directory + "/data", "-p", "\(port)", "-k", directory, "-c", "listen_addresses=127.0.0.1",
             "-c", "fsync=off", "-c", "max_connections=400", "-c", "shared_buffers=64MB",
+            // TLS on offer, as a managed PostgreSQL has it: `sslmode=require` and
+            // `verify-full` are tested against it; the harness itself uses `disable`.
+            "-c", "ssl=on", "-c", "ssl_cert_file=\(directory)/server.crt", "-c", "ssl_key_file=\(directory)/server.key",
         ])
         let ready = waitUntil(seconds: 60, every: .milliseconds(50)) {
             (try? Self.psql(port: self.port, directory: self.directory, "SELECT 1").status) == 0
@@ -108,6 +115,21 @@ package final class PostgresServer: @unchecked Sendable {
                              database: String = "postgres") throws -> ToolResult {
         try runTool("psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)",
                              "-U", "postgres", "-d", database, "-c", sql], timeout: 60)
+    }
+
+    /// A self-signed P-256 certificate for `localhost` and 127.0.0.1; its key
+    /// readable by the server's user only, as PostgreSQL requires.
+    private static func makeCertificate(in directory: String) throws {
+        let made = try runTool("openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", directory + "/server.key", "-out", directory + "/server.crt", "-days", "2",
+            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ])
+        guard made.status == 0 else { throw PostgresUnavailable(description: "openssl req failed: \(made.error)") }
+        chmod(directory + "/server.key", 0o600)
+        if runsAsRoot {
+            _ = try runTool("/bin/chown", ["postgres:postgres", directory + "/server.key", directory + "/server.crt"])
+        }
     }
 
     /// As root, the command runs as the `postgres` user (`runuser`).
