@@ -20,7 +20,9 @@ struct PostgresTransactions: GroupTransactions {
             try session.script("RELEASE SAVEPOINT write")
         } catch {
             // A lost connection fails here too, and then the COMMIT.
-            try? session.script("ROLLBACK TO SAVEPOINT write; RELEASE SAVEPOINT write")
+            if (try? session.script("ROLLBACK TO SAVEPOINT write")) != nil {
+                try? session.script("RELEASE SAVEPOINT write")
+            }
             throw error
         }
     }
