@@ -116,6 +116,8 @@ let package = Package(
                 "SenseiServer", "SenseiModels", "SenseiTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]),
     ]
 )

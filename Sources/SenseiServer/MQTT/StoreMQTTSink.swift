@@ -49,6 +49,6 @@ struct StoreMQTTSink: MQTTPointSink {
 
     /// One series-ingest call, waited for: it returns once the points are durable.
     private static func ingest(_ series: [SeriesPoint], into store: any ReadingStore) -> Result<SeriesIngestOutcome, any Error> {
-        GroupCommit.waitFor { completion in store.ingest(series, allOrNothing: false, receivedAt: .now(), completion: completion) }
+        CommitWait.waitFor { completion in store.ingest(series, allOrNothing: false, receivedAt: .now(), completion: completion) }
     }
 }

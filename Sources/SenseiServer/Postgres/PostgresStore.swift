@@ -26,10 +26,12 @@ public final class PostgresStore: Sendable {
     /// On while the live stream has listeners: writes then keep what they stored.
     public let tap = ReadingTap()
     public let maxSensors: Int
-    /// Committed writes of this node so far (`changeCount`).
-    let commits = Atomic<UInt64>(0)
-    /// Told of each committed write of readings, in commit order.
-    let onCommit = Mutex<[CommitObserver]>([])
+    /// The writes of readings, grouped into one transaction each round
+    /// (`+Writes`); also counts this node's commits (`changeCount`) and tells
+    /// the observers of each.
+    let groupCommit: GroupCommit<PostgresTransactions>
+    /// Where receive-time readings may start, per sensor.
+    let receiveTimeHints = ReceiveTimeHints()
     let tokenCache = TokenCache()
     /// InfluxDB database names already in `influx_databases`.
     let knownInfluxDatabases = KnownNames()
@@ -44,23 +46,24 @@ public final class PostgresStore: Sendable {
         self.logger = logger
         self.connections = try PostgresConnections(url: url, size: connections, logger: logger)
         try PostgresSchema.apply(Self.schemaSQL, version: Self.schemaVersion, with: self.connections)
+        groupCommit = GroupCommit(PostgresTransactions(connections: self.connections))
+    }
+
+    deinit {
+        groupCommit.stop()
     }
 
     /// Grows with every write this node commits.
-    public var changeCount: UInt64 { commits.load(ordering: .acquiring) }
+    public var changeCount: UInt64 { groupCommit.commits.load(ordering: .acquiring) }
 
     func observeCommits(_ observer: CommitObserver) {
-        onCommit.withLock { $0.append(observer) }
+        groupCommit.onCommit.withLock { $0.append(observer) }
     }
 
     /// Counts a committed write (for `changeCount`) and tells the observers
     /// what it stored.
     func committed(writes: Int, stored: [StoredReadings]) {
-        commits.add(1, ordering: .releasing)
-        let observers = onCommit.withLock { $0 }
-        guard !observers.isEmpty else { return }
-        let summary = CommitSummary(writes: writes, stored: stored)
-        for observer in observers { observer.committed(summary) }
+        groupCommit.committed(writes: writes, stored: stored)
     }
 
     /// A write outside the readings' path (metadata, tokens): one transaction.

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import GRDB
 import Synchronization
 
 /// Group commit: one writer thread takes every write queued so far, runs them
@@ -12,8 +11,12 @@ import Synchronization
 /// One failing write (an invalid batch) rolls back alone: the group is then
 /// run again with a savepoint per write (see `commit`). A completion runs only once the transaction holding
 /// its write has committed, or with the error that stopped it.
-final class GroupCommit: Sendable {
-    private let pool: DatabasePool
+///
+/// The database behind it is a `GroupTransactions`: SQLite's file
+/// (`SQLiteTransactions`) or a PostgreSQL connection (`PostgresTransactions`).
+final class GroupCommit<Transactions: GroupTransactions>: Sendable {
+    typealias Session = Transactions.Session
+    private let transactions: Transactions
     private let queue = Mutex<Queue>(Queue())
     private let wake = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
@@ -24,12 +27,12 @@ final class GroupCommit: Sendable {
     let onCommit = Mutex<[CommitObserver]>([])
 
     private struct Queue {
-        var writes: [any QueuedWrite] = []
+        var writes: [any QueuedWrite<Session>] = []
         var isStopping = false
     }
 
-    init(pool: DatabasePool) {
-        self.pool = pool
+    init(_ transactions: Transactions) {
+        self.transactions = transactions
         let thread = Thread { [self] in run() }
         thread.name = "sensei-writer"
         thread.start()
@@ -38,7 +41,7 @@ final class GroupCommit: Sendable {
     /// Queues `work`; `completion` runs on the writer thread after the commit.
     /// `stored`: for a write of readings, adds what its result says it stored
     /// to what the observers are told.
-    func submit<Output: Sendable>(_ work: @escaping @Sendable (Database) throws -> Output,
+    func submit<Output: Sendable>(_ work: @escaping @Sendable (Session) throws -> Output,
                                   stored: StoredReport<Output>? = nil,
                                   completion: @escaping @Sendable (Result<Output, any Error>) -> Void) {
         let write = PendingWrite(work: work, stored: stored, completion: completion)
@@ -52,25 +55,9 @@ final class GroupCommit: Sendable {
     }
 
     /// `submit`, waiting for the outcome: for commands and rare admin writes.
-    func write<Output: Sendable>(_ work: @escaping @Sendable (Database) throws -> Output,
+    func write<Output: Sendable>(_ work: @escaping @Sendable (Session) throws -> Output,
                                  stored: StoredReport<Output>? = nil) throws -> Output {
-        try Self.waitFor { completion in submit(work, stored: stored, completion: completion) }.get()
-    }
-
-    /// The one "submit and wait": calls `submit` with a completion and blocks
-    /// until the completion has run. Only for threads that may wait for the
-    /// writer (a command, the MQTT network loop), never an HTTP worker.
-    static func waitFor<Output: Sendable>(
-        _ submit: (_ completion: @escaping @Sendable (Result<Output, any Error>) -> Void) -> Void
-    ) -> Result<Output, any Error> {
-        let outcome = Mutex<Result<Output, any Error>>(.failure(GroupCommitError.stopped))
-        let done = DispatchSemaphore(value: 0)
-        submit { result in
-            outcome.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        return outcome.withLock { $0 }
+        try CommitWait.waitFor { completion in submit(work, stored: stored, completion: completion) }.get()
     }
 
     /// Finishes every queued write, then ends the writer thread.
@@ -85,9 +72,7 @@ final class GroupCommit: Sendable {
     }
 
     private func run() {
-        // The write path's statements are prepared once for this thread, and
-        // let go before `stop` returns and the pool may close.
-        WriterStatements.attached {
+        transactions.writerLoop {
             while true {
                 wake.wait()
                 let (writes, isStopping) = queue.withLock { queue in
@@ -105,21 +90,16 @@ final class GroupCommit: Sendable {
     /// (two extra statements a write); if one of them fails, the whole
     /// transaction is rolled back and run again with each write in its own
     /// savepoint, so that only the failing one is refused.
-    private func commit(_ writes: [any QueuedWrite]) {
+    private func commit(_ writes: [any QueuedWrite<Session>]) {
         do {
             do {
                 try transaction(writes, isolating: false)
             } catch is WriteFailed {
                 try transaction(writes, isolating: true)
             }
-            commits.add(1, ordering: .releasing)
-            let observers = onCommit.withLock { $0 }
-            if !observers.isEmpty {
-                var stored: [StoredReadings] = []
-                for write in writes { write.report(into: &stored) }
-                let summary = CommitSummary(writes: writes.count, stored: stored)
-                for observer in observers { observer.committed(summary) }
-            }
+            var stored: [StoredReadings] = []
+            for write in writes { write.report(into: &stored) }
+            committed(writes: writes.count, stored: stored)
         } catch {
             // The transaction could not begin or commit: nothing in it was stored.
             for write in writes { write.refuse(error) }
@@ -127,49 +107,69 @@ final class GroupCommit: Sendable {
         for write in writes { write.answer() }
     }
 
+    /// Counts a committed transaction (for `changeCount`) and tells the
+    /// observers what its writes stored. Also for a store's writes outside
+    /// the group (PostgreSQL's metadata writes).
+    func committed(writes: Int, stored: [StoredReadings]) {
+        commits.add(1, ordering: .releasing)
+        let observers = onCommit.withLock { $0 }
+        guard !observers.isEmpty else { return }
+        let summary = CommitSummary(writes: writes, stored: stored)
+        for observer in observers { observer.committed(summary) }
+    }
+
     /// One transaction over `writes`. Not isolating, the first failing write
     /// throws `WriteFailed` and rolls everything back.
-    private func transaction(_ writes: [any QueuedWrite], isolating: Bool) throws {
-        try pool.writeWithoutTransaction { db in
-            try Self.inTransaction(db) {
-                try Self.run(writes, isolating: isolating, in: db)
-            }
-        }
-    }
-
-    /// `body` in a transaction whose BEGIN and COMMIT are prepared once:
-    /// GRDB's `inTransaction` parses both again for every transaction.
-    private static func inTransaction(_ db: Database, _ body: () throws -> Void) throws {
-        try BoundStatement(db.writeStatement("BEGIN IMMEDIATE")).run()
-        do {
-            try body()
-            try BoundStatement(db.writeStatement("COMMIT")).run()
-        } catch {
-            // A failed COMMIT may have ended the transaction already.
-            if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
-            throw error
-        }
-    }
-
-    private static func run(_ writes: [any QueuedWrite], isolating: Bool, in db: Database) throws {
-        for write in writes {
-            guard isolating else {
+    private func transaction(_ writes: [any QueuedWrite<Session>], isolating: Bool) throws {
+        try transactions.transaction { session in
+            for write in writes {
+                guard isolating else {
+                    do {
+                        try write.perform(session)
+                    } catch {
+                        throw WriteFailed()
+                    }
+                    continue
+                }
                 do {
-                    try write.perform(db)
+                    try transactions.savepoint(in: session) { try write.perform(session) }
                 } catch {
-                    throw WriteFailed()
+                    write.refuse(error)
                 }
-                continue
-            }
-            do {
-                try db.inSavepoint {
-                    try write.perform(db)
-                    return .commit
-                }
-            } catch {
-                write.refuse(error)
             }
         }
+    }
+}
+
+/// What a group commit needs of its database: one transaction on one
+/// connection, and savepoints inside it.
+protocol GroupTransactions: Sendable {
+    /// What a write is given to run its statements on.
+    associatedtype Session
+    /// Runs the writer thread's loop (SQLite prepares its statements for the thread around it).
+    func writerLoop(_ body: () -> Void)
+    /// `body` in one transaction: committed when it returns, rolled back when it throws.
+    func transaction(_ body: (Session) throws -> Void) throws
+    /// `body` in a savepoint of the open transaction, rolled back to it when it throws.
+    func savepoint(in session: Session, _ body: () throws -> Void) throws
+}
+
+/// Waiting for a write's completion.
+enum CommitWait {
+    /// The one "submit and wait": calls `submit` with a completion and blocks
+    /// until the completion has run. Only for threads that may wait for the
+    /// writer (a command, the MQTT network loop), never an HTTP worker.
+    static func waitFor<Output: Sendable>(
+        _ submit: (_ completion: @escaping @Sendable (Result<Output, any Error>) -> Void) -> Void
+    ) -> Result<Output, any Error> {
+        let outcome = Mutex<Result<Output, any Error>>(.failure(GroupCommitError.stopped))
+        let done = DispatchSemaphore(value: 0)
+        submit { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return outcome.withLock { $0 }
     }
 }
 
@@ -188,9 +188,10 @@ enum GroupCommitError: Error, CustomStringConvertible {
 }
 
 /// A queued write whatever its result type, as the writer thread drives it.
-private protocol QueuedWrite: Sendable {
+private protocol QueuedWrite<Session>: Sendable {
+    associatedtype Session
     /// Runs the write in the open transaction and keeps its result.
-    func perform(_ db: Database) throws
+    func perform(_ session: Session) throws
     /// Keeps `error` as the outcome instead: the write (or its transaction) failed.
     func refuse(_ error: any Error)
     /// Adds what the kept result says was stored; nothing for a refused write.
@@ -201,21 +202,21 @@ private protocol QueuedWrite: Sendable {
 
 /// One write and its typed outcome. Unchecked: `outcome` is touched only by
 /// the writer thread, between taking the write off the queue and answering it.
-private final class PendingWrite<Output: Sendable>: QueuedWrite, @unchecked Sendable {
-    private let work: @Sendable (Database) throws -> Output
+private final class PendingWrite<Session, Output: Sendable>: QueuedWrite, @unchecked Sendable {
+    private let work: @Sendable (Session) throws -> Output
     private let stored: StoredReport<Output>?
     private let completion: @Sendable (Result<Output, any Error>) -> Void
     private var outcome: Result<Output, any Error>?
 
-    init(work: @escaping @Sendable (Database) throws -> Output, stored: StoredReport<Output>?,
+    init(work: @escaping @Sendable (Session) throws -> Output, stored: StoredReport<Output>?,
          completion: @escaping @Sendable (Result<Output, any Error>) -> Void) {
         self.work = work
         self.stored = stored
         self.completion = completion
     }
 
-    func perform(_ db: Database) throws {
-        outcome = .success(try work(db))
+    func perform(_ session: Session) throws {
+        outcome = .success(try work(session))
     }
 
     func refuse(_ error: any Error) {

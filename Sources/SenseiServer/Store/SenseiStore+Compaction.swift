@@ -46,26 +46,21 @@ extension SenseiStore {
                         maxHourReadings: Int = maxPackedHourReadings,
                         betweenBatches: () throws -> Bool = { true }) throws -> CompactionPass {
         precondition(batchReadings >= 1, "a compaction batch packs at least one reading")
-        var pass = CompactionPass()
         // Hours that start before this ended `packAge` ago or more.
         let limit = PackedHours.start(of: now.milliseconds - Self.packAge)
-        for sensorID in try sensorsToCompact(before: limit) {
-            var next = Int64.min
-            while true {
-                let from = next
-                let batch = try groupCommit.write { db in
-                    try Self.packOldHours(of: sensorID, from: from, before: limit, readings: batchReadings,
-                                          maxHourReadings: maxHourReadings, in: db)
-                }
-                next = batch.next
-                pass.packedReadings += batch.readings
-                pass.packedHours += batch.hours
-                pass.batches += 1
-                guard try betweenBatches() else { return pass }
-                if batch.isLast { break }
+        var stopped = false
+        func goOn() throws -> Bool {
+            stopped = try !betweenBatches()
+            return !stopped
+        }
+        var pass = try CompactionPass.run(over: try sensorsToCompact(before: limit), betweenBatches: goOn) {
+            sensorID, from in
+            try groupCommit.write { db in
+                try Self.packOldHours(of: sensorID, from: from, before: limit, readings: batchReadings,
+                                      maxHourReadings: maxHourReadings, in: db)
             }
         }
-        if pass.packedHours > 0 { pass.freedPages = try releaseFreePages(betweenBatches: betweenBatches) }
+        if pass.packedHours > 0 && !stopped { pass.freedPages = try releaseFreePages(betweenBatches: betweenBatches) }
         return pass
     }
 

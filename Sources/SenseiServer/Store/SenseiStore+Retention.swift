@@ -34,20 +34,12 @@ extension SenseiStore {
     public func sweepRetention(now: Timestamp = .now(), batchSize: Int = 5_000,
                                betweenBatches: () throws -> Bool = { true }) throws -> RetentionSweep {
         precondition(batchSize >= 1, "a retention batch deletes at least one reading")
-        var sweep = RetentionSweep()
-        for sensorID in try sensorsWithExpiredReadings(at: now) {
-            while true {
-                let batch = try groupCommit.write { db in
-                    try Self.deleteExpiredReadings(of: sensorID, at: now, limit: batchSize, in: db)
-                }
-                sweep.deleted += batch.deleted
-                sweep.batches += 1
-                sweep.longestBatch = max(sweep.longestBatch, batch.held)
-                guard try betweenBatches() else { return sweep }
-                if batch.isLast { break }
+        return try RetentionSweep.run(over: try sensorsWithExpiredReadings(at: now),
+                                      betweenBatches: betweenBatches) { sensorID in
+            try groupCommit.write { db in
+                try Self.deleteExpiredReadings(of: sensorID, at: now, limit: batchSize, in: db)
             }
         }
-        return sweep
     }
 
     /// Sensors with a retention and a reading older than it: one index seek

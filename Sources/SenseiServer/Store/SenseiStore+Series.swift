@@ -49,78 +49,18 @@ extension SenseiStore {
     /// What a series write tells the commit's observers: each sensor's readings.
     private static let reportStored: StoredReport<SeriesWrite> = { write, stored in stored.append(contentsOf: write.stored) }
 
-    /// The points of one series in a call.
-    private struct SeriesGroup {
-        var batch: SeriesBatch
-        var target: WriteTarget?
-        var series: Series { batch.series }
-    }
-
     private static func ingestion(_ batches: [SeriesBatch], allOrNothing: Bool, receivedAt: Timestamp,
                                   hints: ReceiveTimeHints, tap: ReadingTap, maxSensors: Int)
         -> @Sendable (Database) throws -> SeriesWrite {
         { db in
-            var gathering = SeriesBatch.Gathering()
-            for batch in batches { gathering.add(batch) }
-            var groups = gathering.batches.map { SeriesGroup(batch: $0) }
-            var outcome = SeriesIngestOutcome()
-            var stored: [StoredReadings] = []
-            var refused: [SeriesRefusal] = []
-            let newGroups = try resolveSeries(&groups, receivedAt: receivedAt, in: db)
-            if !newGroups.isEmpty {
-                let existing = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM sensors")) ?? 0
-                if existing + newGroups.count > maxSensors {
-                    for group in newGroups {
-                        refused += groups[group].batch.positions.map {
-                            SeriesRefusal(index: $0, error: .sensorLimit(limit: maxSensors))
-                        }
-                    }
-                } else {
-                    for group in newGroups { try createSensor(for: &groups[group], at: receivedAt, in: db) }
-                    outcome.createdSensors = newGroups.count
-                }
-            }
-            for group in groups {
-                guard let target = group.target else { continue }
-                let readings = fitting(group.batch, to: target, refused: &refused)
-                guard !readings.isEmpty else { continue }
-                var kept: [Reading]? = tap.isOn ? [] : nil
-                try insert(readings, into: target, receivedAt: receivedAt, hints: hints, keeping: &kept, in: db)
-                outcome.accepted += readings.count
-                stored.append(StoredReadings(sensorID: target.id, code: target.code, count: readings.count,
-                                             readings: kept ?? []))
-            }
-            if allOrNothing, let first = refused.min(by: { $0.index < $1.index }) { throw first.error }
-            outcome.refused = refused.sorted { $0.index < $1.index }
-            return SeriesWrite(outcome: outcome, stored: stored)
+            try SeriesRules.ingest(batches, allOrNothing: allOrNothing, tap: tap, maxSensors: maxSensors,
+                                   through: SQLiteSeriesWriter(db: db, receivedAt: receivedAt, hints: hints))
         }
-    }
-
-    /// The batch's readings that fit its sensor; the others are refused. The
-    /// batch's own array when all fit, as nearly always.
-    private static func fitting(_ batch: SeriesBatch, to target: WriteTarget,
-                                refused: inout [SeriesRefusal]) -> [ReadingInput] {
-        func problem(_ value: Double) -> SeriesIngestError? {
-            guard value.isFinite else { return .notFinite }
-            return target.valueType.problem(with: value).map {
-                .valueType(code: target.code, valueType: target.valueType, problem: $0)
-            }
-        }
-        guard batch.readings.contains(where: { problem($0.value) != nil }) else { return batch.readings }
-        var readings: [ReadingInput] = []
-        for (reading, position) in zip(batch.readings, batch.positions) {
-            if let error = problem(reading.value) {
-                refused.append(SeriesRefusal(index: position, error: error))
-            } else {
-                readings.append(reading)
-            }
-        }
-        return readings
     }
 
     /// Finds the sensor of each group's series, updating ingest-owned names,
     /// units and kinds the series now gives; returns the groups without one.
-    private static func resolveSeries(_ groups: inout [SeriesGroup], receivedAt: Timestamp,
+    fileprivate static func resolveSeries(_ groups: inout [SeriesGroup], receivedAt: Timestamp,
                                       in db: Database) throws -> [Int] {
         let lookup = BoundStatement(try db.cachedStatement(sql: """
             SELECT s.id, s.value_type, s.rollups_until, s.code, s.name, s.units, s.name_from_ingest, s.units_from_ingest,
@@ -136,8 +76,8 @@ extension SenseiStore {
                                          valueType: ValueType(rawValue: columns.text(1)) ?? .float,
                                          rollupsUntil: columns.optionalInt64(2))
                 // Only read what this series could change.
-                let name = fittedName(series.name).flatMap { columns.int64(6) == 1 && $0 != columns.text(4) ? $0 : nil }
-                let units = fittedUnits(series.units).flatMap { columns.int64(7) == 1 && $0 != columns.text(5) ? $0 : nil }
+                let name = SeriesRules.fittedName(series.name).flatMap { columns.int64(6) == 1 && $0 != columns.text(4) ? $0 : nil }
+                let units = SeriesRules.fittedUnits(series.units).flatMap { columns.int64(7) == 1 && $0 != columns.text(5) ? $0 : nil }
                 let kind = series.kind.flatMap { columns.int64(9) == 1 && $0.rawValue != columns.text(8) ? $0 : nil }
                 return (target, name, units, kind)
             }
@@ -157,13 +97,13 @@ extension SenseiStore {
         return missing
     }
 
-    private static func createSensor(for group: inout SeriesGroup, at now: Timestamp, in db: Database) throws {
+    fileprivate static func createSensor(for group: inout SeriesGroup, at now: Timestamp, in db: Database) throws {
         let series = group.series
         let taken = try db.cachedStatement(sql: "SELECT 1 FROM sensors WHERE code = ?")
         let code = try SeriesCode.code(preferred: series.preferredCode, identity: series.identity) { candidate in
             try Int.fetchOne(taken, arguments: [candidate]) != nil
         }
-        let id = try insertSensor(code: code, name: fittedName(series.name), units: fittedUnits(series.units) ?? "",
+        let id = try insertSensor(code: code, name: SeriesRules.fittedName(series.name), units: SeriesRules.fittedUnits(series.units) ?? "",
                                   valueType: series.valueType, kind: series.kind ?? .gauge, fromIngest: true,
                                   at: now, in: db)
         var labels = series.labels
@@ -173,16 +113,28 @@ extension SenseiStore {
                        arguments: [series.identity.key, id])
         group.target = WriteTarget(id: id, code: code, valueType: series.valueType, rollupsUntil: nil)
     }
+}
 
-    /// A name as the API would take it: not empty, at most 200 characters, no NUL.
-    private static func fittedName(_ name: String?) -> String? {
-        guard let name = name?.filter({ $0 != "\0" }), !name.isEmpty else { return nil }
-        return String(name.prefix(200))
+/// A series write's steps on the SQLite file.
+private struct SQLiteSeriesWriter: SeriesWriting {
+    let db: Database
+    let receivedAt: Timestamp
+    let hints: ReceiveTimeHints
+
+    func resolve(_ groups: inout [SeriesGroup]) throws -> [Int] {
+        try SenseiStore.resolveSeries(&groups, receivedAt: receivedAt, in: db)
     }
 
-    /// Units as the API would take them: at most 50 characters, no NUL.
-    private static func fittedUnits(_ units: String?) -> String? {
-        units.map { String($0.filter { $0 != "\0" }.prefix(50)) }
+    func sensorCount() throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM sensors")) ?? 0
+    }
+
+    func createSensor(for group: inout SeriesGroup) throws {
+        try SenseiStore.createSensor(for: &group, at: receivedAt, in: db)
+    }
+
+    func insert(_ readings: [ReadingInput], into target: SenseiStore.WriteTarget, keeping kept: inout [Reading]?) throws {
+        try SenseiStore.insert(readings, into: target, receivedAt: receivedAt, hints: hints, keeping: &kept, in: db)
     }
 }
 

@@ -19,7 +19,7 @@ public final class SenseiStore: Sendable {
 
     public let path: String
     let pool: DatabasePool
-    let groupCommit: GroupCommit
+    let groupCommit: GroupCommit<SQLiteTransactions>
     let tokenLookup: TokenLookup
     /// Where receive-time readings may start, per sensor.
     let receiveTimeHints = ReceiveTimeHints()
@@ -57,7 +57,7 @@ public final class SenseiStore: Sendable {
         // callgrind). `deleteSensor` does the cascade itself. Set outside any
         // transaction, as SQLite requires.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA foreign_keys = OFF") }
-        groupCommit = GroupCommit(pool: pool)
+        groupCommit = GroupCommit(SQLiteTransactions(pool: pool))
         tokenLookup = try TokenLookup(path: path)
     }
 

@@ -1,0 +1,29 @@
+/// The group commit's transactions on PostgreSQL: a group on one connection,
+/// a failing write isolated by a savepoint as on SQLite. PostgreSQL aborts
+/// the whole transaction on any failed statement, so the optimistic pass
+/// (no savepoints) fails as a whole and the group is run again isolated.
+struct PostgresTransactions: GroupTransactions {
+    let connections: PostgresConnections
+
+    func writerLoop(_ body: () -> Void) {
+        body()
+    }
+
+    func transaction(_ body: (PostgresSession) throws -> Void) throws {
+        try connections.transaction(body)
+    }
+
+    func savepoint(in session: PostgresSession, _ body: () throws -> Void) throws {
+        try session.script("SAVEPOINT write")
+        do {
+            try body()
+            try session.script("RELEASE SAVEPOINT write")
+        } catch {
+            // A lost connection fails here too, and then the COMMIT.
+            if (try? session.script("ROLLBACK TO SAVEPOINT write")) != nil {
+                try? session.script("RELEASE SAVEPOINT write")
+            }
+            throw error
+        }
+    }
+}

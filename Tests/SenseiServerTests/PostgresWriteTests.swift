@@ -1,0 +1,259 @@
+import Dispatch
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+import Testing
+import SenseiModels
+import SenseiTestSupport
+@testable import SenseiServer
+
+/// PostgreSQL's write path, compaction and retention against SQLite's: the
+/// same writes (device and receive-time readings, duplicates, replaced values,
+/// late readings into packed hours, series ingest with its limits and
+/// metadata) to a `SenseiStore` and a `PostgresStore` leave the same readings,
+/// counts, latest readings and outcomes. PostgreSQL's readings are read here
+/// by SQL (rows and decoded blocks), independent of its read path.
+@Suite("PostgreSQL writes", .serialized)
+struct PostgresWriteTests {
+    static let hour: Int64 = 3_600_000
+    static let day: Int64 = 86_400_000
+    /// "Now" for these stores: 2025-01-10T00:00:00Z.
+    static let now: Int64 = 1_736_467_200_000
+
+    /// A SQLite and a PostgreSQL store, both empty.
+    private func withStores(maxSensors: Int = SenseiStore.defaultMaxSensors,
+                            _ body: (SenseiStore, PostgresStore) throws -> Void) async throws {
+        try await withTemporaryDirectory { directory in
+            let url = try PostgresServer.shared.get().database(for: directory)
+            let sqlite = try SenseiStore(path: directory + "/s.sqlite", maxSensors: maxSensors)
+            let postgres = try PostgresStore(url: url, maxSensors: maxSensors, logger: Logger(label: "test"))
+            defer {
+                try? sqlite.close()
+                try? postgres.close()
+            }
+            try body(sqlite, postgres)
+        }
+    }
+
+    private func insert(_ readings: [ReadingInput], code: String, at receivedAt: Int64,
+                        into store: any ReadingStore) -> Result<Int, any Error> {
+        CommitWait.waitFor { completion in
+            store.insertReadings(readings, into: .code(code), createIfMissing: true,
+                                 receivedAt: Timestamp(milliseconds: receivedAt), completion: completion)
+        }
+    }
+
+    private func ingest(_ points: [SeriesPoint], allOrNothing: Bool = false, at receivedAt: Int64,
+                        into store: any ReadingStore) -> Result<SeriesIngestOutcome, any Error> {
+        CommitWait.waitFor { completion in
+            store.ingest(points, allOrNothing: allOrNothing, receivedAt: Timestamp(milliseconds: receivedAt),
+                         completion: completion)
+        }
+    }
+
+    /// Every reading of a PostgreSQL sensor, rows and packed hours, in time order.
+    private func storedReadings(of code: String, in store: PostgresStore) throws -> [Reading] {
+        try store.read { session in
+            var all: [(Int64, Double)] = []
+            for row in try session.rows("""
+                SELECT r.ts, r.value FROM readings r JOIN sensors s ON s.id = r.sensor_id WHERE s.code = \(code)
+                """) {
+                all.append(try row.decode((Int64, Double).self))
+            }
+            for row in try session.rows("""
+                SELECT b.data FROM reading_blocks b JOIN sensors s ON s.id = b.sensor_id WHERE s.code = \(code)
+                """) {
+                let block = try ReadingBlock.decode([UInt8](try row.decode(Data.self)))
+                all += zip(block.timestamps, block.values).map { ($0, $1) }
+            }
+            return all.sorted { $0.0 < $1.0 }.map { Reading(timestamp: Timestamp(milliseconds: $0.0), value: $0.1) }
+        }
+    }
+
+    private func packedHours(_ store: PostgresStore) throws -> Int {
+        try store.read { Int(try $0.row("SELECT count(*) FROM reading_blocks")?.decode(Int64.self) ?? 0) }
+    }
+
+    private func expectSame(_ sqlite: SenseiStore, _ postgres: PostgresStore, codes: [String],
+                            _ context: String) throws {
+        let expected = try sqlite.sensors().map { "\($0.code) \($0.count) \(String(describing: $0.latest))" }
+        let found = try postgres.sensors().map { "\($0.code) \($0.count) \(String(describing: $0.latest))" }
+        #expect(found == expected, "\(context): sensors")
+        for code in codes {
+            let rows = try sqlite.readings(of: .code(code), ReadingQuery(limit: 1_000_000, ascending: true)).1
+            let stored = try storedReadings(of: code, in: postgres)
+            #expect(stored == rows, "\(context): \(code) \(stored.count) readings, \(rows.count) in SQLite")
+        }
+    }
+
+    private func randomReadings(count: Int, from start: Int64, span: Int64,
+                                using random: inout SplitMix64) -> [ReadingInput] {
+        (0..<count).map { _ in
+            // Some without a timestamp, some on a few shared milliseconds.
+            let kind = Int.random(in: 0..<10, using: &random)
+            let ts: Timestamp? = kind == 0 ? nil
+                : Timestamp(milliseconds: kind == 1 ? start : start + Int64.random(in: 0..<span, using: &random))
+            return ReadingInput(timestamp: ts, value: (Double.random(in: -100...100, using: &random) * 100).rounded() / 100)
+        }
+    }
+
+    @Test(arguments: 1...3)
+    func writesCompactionAndRetentionLeaveWhatSQLiteLeaves(seed: UInt64) async throws {
+        var random = SplitMix64(seed: seed)
+        try await withStores { sqlite, postgres in
+            let codes = ["a", "b", "c"]
+            let stores: [any ReadingStore] = [sqlite, postgres]
+            for round in 0..<6 {
+                for code in codes {
+                    let readings = randomReadings(count: Int.random(in: 1...300, using: &random),
+                                                  from: Self.now - 4 * Self.day, span: 4 * Self.day, using: &random)
+                    // Receive-time readings land near "now", some on a taken millisecond.
+                    let receivedAt = Self.now - Int64(round % 2)
+                    let counts = stores.map { try? insert(readings, code: code, at: receivedAt, into: $0).get() }
+                    #expect(counts[0] == readings.count && counts[1] == counts[0])
+                }
+            }
+            try expectSame(sqlite, postgres, codes: codes, "written")
+
+            let expected = try sqlite.compact(now: Timestamp(milliseconds: Self.now), batchReadings: 200)
+            let pass = try postgres.compact(now: Timestamp(milliseconds: Self.now), batchReadings: 200)
+            #expect(pass.packedReadings == expected.packedReadings && pass.packedHours == expected.packedHours)
+            #expect(pass.batches == expected.batches && pass.packedHours > 0)
+            #expect(try packedHours(postgres) == pass.packedHours)
+            try expectSame(sqlite, postgres, codes: codes, "compacted")
+
+            // Late readings and replaced values into packed hours unpack them.
+            for code in codes {
+                let existing = try sqlite.readings(of: .code(code), ReadingQuery(limit: 20, ascending: true)).1
+                var late = existing.map { ReadingInput(timestamp: $0.timestamp, value: $0.value + 0.5) }
+                late += existing.prefix(3).map { ReadingInput(timestamp: $0.timestamp, value: $0.value) }
+                late += randomReadings(count: 40, from: Self.now - 3 * Self.day, span: Self.day, using: &random)
+                for store in stores { _ = try insert(late, code: code, at: Self.now, into: store).get() }
+            }
+            try expectSame(sqlite, postgres, codes: codes, "late and replaced")
+            _ = try sqlite.compact(now: Timestamp(milliseconds: Self.now))
+            _ = try postgres.compact(now: Timestamp(milliseconds: Self.now))
+            try expectSame(sqlite, postgres, codes: codes, "repacked")
+
+            // Retention cutting through a packed hour, in small batches.
+            _ = try sqlite.updateSensor(.code("a"), name: nil, units: nil, valueType: nil, retentionDays: 2)
+            _ = try postgres.read { session in
+                try session.execute("UPDATE sensors SET retention_days = 2 WHERE code = 'a'")
+            }
+            let sweepAt = Timestamp(milliseconds: Self.now + Self.hour / 2 + 1_234)
+            let expectedSweep = try sqlite.sweepRetention(now: sweepAt, batchSize: 100)
+            let sweep = try postgres.sweepRetention(now: sweepAt, batchSize: 100)
+            #expect(sweep.deleted == expectedSweep.deleted && sweep.batches == expectedSweep.batches)
+            try expectSame(sqlite, postgres, codes: codes, "after retention")
+            // Everything expires: no latest left.
+            let allGone = try sqlite.sweepRetention(now: Timestamp(milliseconds: Self.now + 9 * Self.day))
+            #expect(try postgres.sweepRetention(now: Timestamp(milliseconds: Self.now + 9 * Self.day)).deleted
+                    == allGone.deleted)
+            try expectSame(sqlite, postgres, codes: codes, "all expired")
+        }
+    }
+
+    @Test func valueErrorsAndMissingSensorsAreRefusedAloneInTheirGroup() async throws {
+        try await withStores(maxSensors: 2) { sqlite, postgres in
+            for store in [sqlite, postgres] as [any ReadingStore] {
+                _ = try insert([ReadingInput(timestamp: nil, value: 1)], code: "flag", at: Self.now, into: store).get()
+            }
+            _ = try sqlite.updateSensor(.code("flag"), name: nil, units: nil, valueType: .bool)
+            _ = try postgres.read { try $0.execute("UPDATE sensors SET value_type = 'bool' WHERE code = 'flag'") }
+            // Writes in one group: the bad ones fail alone, the good one is stored, on both alike.
+            var outcomes: [[String: String]] = []
+            for store in [sqlite, postgres] as [any ReadingStore] {
+                let results = Mutex<[String: String]>([:])
+                let done = DispatchGroup()
+                let writes: [(String, [ReadingInput])] = [
+                    ("flag", [ReadingInput(timestamp: nil, value: 1), ReadingInput(timestamp: nil, value: 0.5)]),
+                    ("other", [ReadingInput(timestamp: Timestamp(milliseconds: Self.now), value: 3)]),
+                    ("third", [ReadingInput(timestamp: nil, value: 3)]),
+                ]
+                for (code, readings) in writes {
+                    done.enter()
+                    store.insertReadings(readings, into: .code(code), createIfMissing: true,
+                                         receivedAt: Timestamp(milliseconds: Self.now)) { result in
+                        results.withLock { $0[code] = "\(result)" }
+                        done.leave()
+                    }
+                }
+                done.wait()
+                var outcome = results.withLock { $0 }
+                outcome["missing"] = "\(CommitWait.waitFor { completion in store.insertReadings([ReadingInput(timestamp: nil, value: 1)], into: .id(999), createIfMissing: false, receivedAt: .now(), completion: completion) })"
+                outcomes.append(outcome)
+            }
+            #expect(outcomes[0]["other"] == "success(1)", "\(outcomes[0])")
+            #expect(outcomes[1] == outcomes[0])
+            try expectSame(sqlite, postgres, codes: ["flag", "other"], "after refusals")
+        }
+    }
+
+    @Test func seriesIngestReportsAndStoresAsSQLite() async throws {
+        try await withStores(maxSensors: 4) { sqlite, postgres in
+            func series(_ host: String, name: String? = nil, units: String? = nil, kind: SensorKind? = nil,
+                        valueType: ValueType = .float) -> Series {
+                Series(identity: SeriesIdentity(source: "influx", parts: ["cpu", host]), preferredCode: "cpu_\(host)",
+                       labels: ["host": host], name: name, units: units, valueType: valueType, kind: kind)
+            }
+            let stores: [any ReadingStore] = [sqlite, postgres]
+            let calls: [(points: [SeriesPoint], allOrNothing: Bool)] = [
+                ([SeriesPoint(series: series("a", name: "CPU a", units: "%"), value: 1, timestamp: Timestamp(milliseconds: 1_000)),
+                  SeriesPoint(series: series("b", valueType: .bool), value: 1, timestamp: nil),
+                  SeriesPoint(series: series("b", valueType: .bool), value: 0.5, timestamp: nil),
+                  SeriesPoint(series: series("a"), value: .nan, timestamp: nil)], false),
+                // Metadata from ingest replaces ingest's own; the sensor limit refuses new series' points.
+                ([SeriesPoint(series: series("a", name: "CPU A", kind: .counter), value: 2, timestamp: Timestamp(milliseconds: 1_000)),
+                  SeriesPoint(series: series("c"), value: 3, timestamp: nil),
+                  SeriesPoint(series: series("d"), value: 4, timestamp: nil),
+                  SeriesPoint(series: series("e"), value: 5, timestamp: nil)], false),
+                ([SeriesPoint(series: series("a"), value: 6, timestamp: nil),
+                  SeriesPoint(series: series("b", valueType: .bool), value: 7, timestamp: nil)], true),
+                ([SeriesPoint(series: series("a"), value: 8, timestamp: nil),
+                  SeriesPoint(series: series("c"), value: 9, timestamp: Timestamp(milliseconds: 5_000))], true),
+            ]
+            for (index, call) in calls.enumerated() {
+                let outcomes = stores.map { "\(ingest(call.points, allOrNothing: call.allOrNothing, at: Self.now + Int64(index), into: $0))" }
+                #expect(outcomes[1] == outcomes[0], "call \(index)")
+            }
+            let describe: (Sensor) -> String = {
+                "\($0.code) \($0.name) \($0.units) \($0.kind) \($0.valueType) \($0.labels.sorted { $0.key < $1.key })"
+            }
+            #expect(try postgres.sensors().map(describe) == sqlite.sensors().map(describe))
+            try expectSame(sqlite, postgres, codes: try sqlite.sensors().map(\.code), "ingested")
+        }
+    }
+
+    /// Every connection of the server's pool cut, as a failover or a
+    /// restarted PostgreSQL does: writes meanwhile are answered 503 with
+    /// Retry-After (nothing of them stored), then the server reconnects, and
+    /// exactly the acknowledged readings are there.
+    @Test func aLostConnectionAnswers503AndOnlyAcknowledgedReadingsAreStored() async throws {
+        try await withTemporaryDirectory { directory in
+            let postgres = try PostgresServer.shared.get()
+            let url = try postgres.database(for: directory)
+            try await withTestServer(configure: { $0.database = url }) { server in
+                try expectCreated(try server.writer.post("/sensors/porch/data", json: #"{"value": 1}"#))
+                let cut = try postgres.psql("""
+                    SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(url.database)'
+                    """)
+                #expect(cut.status == 0, "\(cut.error)")
+                var acknowledged = 1, refused = 0
+                for value in 2...30 {
+                    let response = try server.writer.post("/sensors/porch/data", json: #"{"value": \#(value)}"#)
+                    if response.status == 201 {
+                        acknowledged += 1
+                    } else {
+                        expectError(response, 503, "write \(value) after the cut", mentioning: "unavailable")
+                        #expect(response.headers["retry-after"] != nil)
+                        refused += 1
+                    }
+                }
+                #expect(acknowledged > 1 && refused <= 10, "\(refused) refused")
+                #expect(try server.reader.get("/sensors/porch").json["count"] == .number(Double(acknowledged)))
+                try expectStillHealthy(server)
+            }
+        }
+    }
+}
