@@ -22,11 +22,11 @@ struct InfluxQLRollupTests {
                 let value: Double = 20 + 10 * sin(Double(i) / 500) + Double(i % 11) / 100
                 readings.append(ReadingInput(timestamp: Timestamp(milliseconds: ms), value: value))
             }
-            try server.store.insertReadings(readings, into: .code("week"), createIfMissing: true)
-            let pass = try server.store.compact(now: Timestamp(milliseconds: Self.start + 3 * 86_400_000))
+            try server.insertReadings(readings, into: .code("week"), createIfMissing: true)
+            let pass = try server.compact(now: Timestamp(milliseconds: Self.start + 3 * 86_400_000))
             #expect(pass.packedHours > 0)
             readings = (0..<5).map { ReadingInput(timestamp: Timestamp(milliseconds: Self.start + 3 * 86_400_000 - 100_000 + Int64($0) * 7_000), value: Double($0)) }
-            try server.store.insertReadings(readings, into: .code("week"), createIfMissing: false)
+            try server.insertReadings(readings, into: .code("week"), createIfMissing: false)
 
             let lo = Self.start + 12_345, hi = Self.start + 3 * 86_400_000 - 1
             let ranges = ["time >= \(lo)ms AND time <= \(hi)ms", "time >= \(Self.start)ms AND time < \(hi + 1)ms",

@@ -34,7 +34,7 @@ extension UsageRoutesTests {
             // Rows; then the hours a day before the change packed; then every hour.
             for (pass, packUntil) in [("rows", nil), ("half packed", change), ("packed", Timestamp.now().milliseconds)] {
                 if let packUntil {
-                    #expect(try server.store.compact(now: Timestamp(milliseconds: packUntil)).packedHours > 0)
+                    #expect(try server.compact(now: Timestamp(milliseconds: packUntil)).packedHours > 0)
                 }
                 for range in ranges {
                     let after = Timestamp(milliseconds: range.after).rfc3339

@@ -29,7 +29,7 @@ struct UsageRoutesTests {
                 #expect(try server.writer.post("/sensors/plug/data", json: #"{"data":[\#(items.joined(separator: ","))]}"#).status == 201)
             }
             // Every hour old enough packed: usage reads blocks and rows alike.
-            #expect(try server.store.compact(now: .now()).packedHours > 0)
+            #expect(try server.compact(now: .now()).packedHours > 0)
             let rules = try TimeZoneRules.named(zone)
             for interval in ["day", "hour"] {
                 let after = Timestamp(milliseconds: start + 86_400_000).rfc3339

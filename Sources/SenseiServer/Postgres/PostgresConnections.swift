@@ -110,8 +110,9 @@ struct PostgresSession {
         try run { _ = try connection.simpleQuery(sql).wait() }
     }
 
-    func transaction<T>(_ body: () throws -> T) throws -> T {
-        try script("BEGIN")
+    /// `body` between `begin` and COMMIT (ROLLBACK when it throws).
+    func transaction<T>(begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
+        try script(begin)
         do {
             let result = try body()
             try script("COMMIT")

@@ -2,27 +2,147 @@ import PostgresNIO
 import SenseiModels
 
 /// Reading readings back (`ReadingStore`'s reads): raw pages, every sensor's
-/// pages, InfluxQL's raw points, usage.
+/// pages, InfluxQL's raw points, usage. Each walks rows and packed hours
+/// together (`PostgresReadingRange`), with the same answers as the SQLite
+/// store's.
 extension PostgresStore: ReadingStore {
+    /// A read of several statements in one snapshot (REPEATABLE READ), so
+    /// that an hour packed by another node meanwhile is read once, as rows
+    /// or as its block, never both or neither.
+    func snapshot<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+        try connections.withSession { session in
+            try session.transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY") { try body(session) }
+        }
+    }
+
+    static func requireSensor(_ reference: SensorReference, in session: PostgresSession) throws -> Sensor {
+        guard let sensor = try fetchSensor(reference, in: session) else { throw StoreError.sensorNotFound(reference) }
+        return sensor
+    }
+
     func readings(of reference: SensorReference, _ query: ReadingQuery) throws -> (Sensor, [Reading]) {
-        throw PostgresStoreError.notYet("readings")
+        try snapshot { session in
+            let sensor = try Self.requireSensor(reference, in: session)
+            var readings: [Reading] = []
+            guard query.limit > 0 else { return (sensor, readings) }
+            readings.reserveCapacity(min(query.limit, sensor.count))
+            let range = PostgresReadingRange(sensorID: sensor.id, lo: query.after?.milliseconds ?? Int64.min,
+                                             hi: query.before?.milliseconds ?? Int64.max)
+            var skip = query.offset
+            // Packed hours at either end may hold nothing of the range: two more.
+            let expected = query.offset + query.limit + 2
+            try range.forEach(ascending: query.ascending, expected: expected, in: session) { ts, value in
+                if skip > 0 {
+                    skip -= 1
+                    return true
+                }
+                readings.append(Reading(timestamp: Timestamp(milliseconds: ts), value: value))
+                return readings.count < query.limit
+            }
+            return (sensor, readings)
+        }
     }
 
     func readingsOfEverySensor(_ query: BulkQuery,
                                _ visit: (BulkSensor, Int64, Double) throws -> Void) throws -> BulkCursor? {
-        throw PostgresStoreError.notYet("readingsOfEverySensor")
+        let lo = query.after?.milliseconds ?? Int64.min
+        let hi = query.before?.milliseconds ?? Int64.max
+        return try snapshot { session in
+            var remaining = query.limit
+            var next: BulkCursor?
+            for sensor in try Self.bulkSensors(from: query.cursor, newestAtLeast: lo, labeled: query.labels,
+                                               in: session) {
+                let from = query.cursor?.sensorID == sensor.id ? max(lo, query.cursor!.position) : lo
+                try PostgresReadingRange(sensorID: sensor.id, lo: from, hi: hi)
+                    .forEach(ascending: true, expected: remaining + 1, in: session) { ts, value in
+                        guard remaining > 0 else {
+                            next = BulkCursor(sensorID: sensor.id, position: ts)
+                            return false
+                        }
+                        try visit(sensor, ts, value)
+                        remaining -= 1
+                        return true
+                    }
+                if next != nil { break }
+            }
+            return next
+        }
+    }
+
+    /// The sensors from the cursor's on, in id order, that carry every label
+    /// of `labels` and whose newest reading is at or after `lo` (a sensor
+    /// silent since is passed over from the sensors table alone).
+    static func bulkSensors(from cursor: BulkCursor?, newestAtLeast lo: Int64,
+                            labeled labels: [(key: String, value: String)],
+                            in session: PostgresSession) throws -> [BulkSensor] {
+        var query: PostgresQuery = "SELECT id, code FROM sensors s WHERE id >= \(cursor?.sensorID ?? Int64.min) AND latest_ts >= \(lo)"
+        appendLabelFilter(labels, to: &query, hasWhere: true)
+        query.sql += " ORDER BY id"
+        return try session.rows(query).map { row in
+            let (id, code) = try row.decode((Int64, String).self)
+            return BulkSensor(id: id, code: code)
+        }
     }
 
     func influxReadings(of sensorIDs: [Int64], from lo: Int64, through hi: Int64, ascending: Bool, limit: Int,
                         _ body: (_ sensor: Int, _ ts: Int64, _ value: Double) throws -> Void) throws {
-        throw PostgresStoreError.notYet("influxReadings")
+        try snapshot { session in
+            for (index, id) in sensorIDs.enumerated() {
+                var count = 0
+                try PostgresReadingRange(sensorID: id, lo: lo, hi: hi)
+                    .forEach(ascending: ascending, expected: min(limit, 4_096), in: session) { ts, value in
+                        try body(index, ts, value)
+                        count += 1
+                        return count < limit
+                    }
+            }
+        }
     }
 
     func influxFirstTime(of sensorIDs: [Int64]) throws -> Int64? {
-        throw PostgresStoreError.notYet("influxFirstTime")
+        try snapshot { session in
+            var first: Int64?
+            for id in sensorIDs {
+                try PostgresReadingRange(sensorID: id, lo: Timestamp.range.lowerBound, hi: Timestamp.range.upperBound)
+                    .forEach(ascending: true, expected: 1, in: session) { ts, _ in
+                        first = Swift.min(first ?? ts, ts)
+                        return false
+                    }
+            }
+            return first
+        }
     }
 
+    /// As `SenseiStore.usage`: one pass oldest first, rows one by one, a
+    /// packed hour by its summary when that is enough, else decoded.
     func usage(of reference: SensorReference, _ query: UsageQuery) throws -> UsageReport {
-        throw PostgresStoreError.notYet("usage")
+        try snapshot { session in
+            let sensor = try Self.requireSensor(reference, in: session)
+            let first = query.boundaries[0], end = query.boundaries[query.boundaries.count - 1]
+            var accumulator = UsageAccumulator(kind: sensor.kind, boundaries: query.boundaries, maxGap: query.maxGap)
+            // The reading before the range, and the one after it, carry their
+            // share of the pieces that straddle its ends.
+            try PostgresReadingRange(sensorID: sensor.id, lo: Timestamp.range.lowerBound, hi: first - 1)
+                .forEach(ascending: false, expected: 1, in: session) { ts, value in
+                    accumulator.add(time: ts, value: value)
+                    return false
+                }
+            let range = PostgresReadingRange(sensorID: sensor.id, lo: first, hi: Timestamp.range.upperBound)
+            // A local function, so the accumulator stays unboxed (see SenseiStore.usage).
+            func feed(_ ts: Int64, _ value: Double) -> Bool {
+                accumulator.add(time: ts, value: value)
+                return ts < end
+            }
+            try range.forEachRowOrBlock(ascending: true, summaries: true, expected: 1_024, in: session,
+                                        row: feed) { block in
+                if let summary = block.summary {
+                    if accumulator.add(summary) { return true }
+                    // Past the range, its first reading is the one after it.
+                    if summary.firstTime >= end { return feed(summary.firstTime, summary.firstValue) }
+                }
+                return try range.forEachReading(in: block, ascending: true, feed)
+            }
+            return UsageReport(sensor: sensor, query: query, accumulator: accumulator)
+        }
     }
 }

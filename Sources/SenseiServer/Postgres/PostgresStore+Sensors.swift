@@ -45,16 +45,24 @@ extension PostgresStore: SensorStore {
                        AS label_values
             FROM sensors s
             """)
-        for (index, pair) in filter.enumerated() {
-            query.sql += index == 0 ? " WHERE " : " AND "
-            query.sql += "EXISTS (SELECT 1 FROM sensor_labels l WHERE l.sensor_id = s.id AND l.key = $\(2 * index + 1)"
-                + " AND l.value = $\(2 * index + 2))"
-            query.binds.append(pair.key)
-            query.binds.append(pair.value)
-        }
+        Self.appendLabelFilter(filter, to: &query)
         query.sql += " ORDER BY id"
         let rows = try read { try $0.rows(query) }
         for row in rows { try body(try Self.labeledSensor(from: row)) }
+    }
+
+    /// ` WHERE` (or ` AND`, when `query` has a WHERE already) the sensor `s`
+    /// carries every pair of `filter`, bound after `query`'s parameters.
+    static func appendLabelFilter(_ filter: [(key: String, value: String)], to query: inout PostgresQuery,
+                                  hasWhere: Bool = false) {
+        for (index, pair) in filter.enumerated() {
+            query.sql += index == 0 && !hasWhere ? " WHERE " : " AND "
+            let first = query.binds.count + 1
+            query.sql += "EXISTS (SELECT 1 FROM sensor_labels l WHERE l.sensor_id = s.id AND l.key = $\(first)"
+                + " AND l.value = $\(first + 1))"
+            query.binds.append(pair.key)
+            query.binds.append(pair.value)
+        }
     }
 
     /// A sensor row with its `label_keys` and `label_values`.

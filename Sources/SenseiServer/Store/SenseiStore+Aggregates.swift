@@ -43,27 +43,6 @@ extension SenseiStore {
         return rows
     }
 
-    /// One row being gathered; times in milliseconds.
-    struct SpanRow {
-        var start: Int64
-        var aggregate: Aggregate
-        var minAt: Int64
-        var maxAt: Int64
-
-        var wire: SpanAggregate {
-            SpanAggregate(start: Timestamp(milliseconds: start), count: aggregate.count, sum: aggregate.sum,
-                          min: aggregate.min, minAt: Timestamp(milliseconds: minAt),
-                          max: aggregate.max, maxAt: Timestamp(milliseconds: maxAt))
-        }
-
-        /// Adds a later part of the same span; on a tie the earlier time stays.
-        mutating func merge(_ other: SpanRow) {
-            if other.aggregate.min < aggregate.min { minAt = other.minAt }
-            if other.aggregate.max > aggregate.max { maxAt = other.maxAt }
-            aggregate.merge(other.aggregate)
-        }
-    }
-
     private static func storedAggregates(of sensorID: Int64, level: RollupLevel, from lo: Int64, through hi: Int64,
                                          limit: Int, in db: Database) throws -> [SpanRow] {
         // Through the C API: `GET /aggregates` runs this for each of thousands of sensors.
@@ -106,13 +85,7 @@ extension SenseiStore {
             let range = ReadingRange(sensorID: sensorID, lo: Swift.max(hour, first),
                                      hi: Swift.min(hour + PackedHours.width - 1, last))
             try range.forEach(ascending: true, in: db) { ts, value in
-                let minute = level.start(of: ts)
-                let part = SpanRow(start: minute, aggregate: Aggregate(value), minAt: minute, maxAt: minute)
-                if let previous = packed.last, previous.start == minute {
-                    packed[packed.count - 1].merge(part)
-                } else {
-                    packed.append(part)
-                }
+                packed.fold(ts, value, level: level)
                 return true
             }
         }
@@ -191,13 +164,7 @@ extension SenseiStore {
         // Wherever the readings are kept: a sensor silent for a day has its
         // tail packed in blocks.
         try ReadingRange(sensorID: sensorID, lo: from, hi: through).forEach(ascending: true, in: db) { ts, value in
-            let minute = RollupLevel.minute.start(of: ts)
-            let part = SpanRow(start: level.start(of: ts), aggregate: Aggregate(value), minAt: minute, maxAt: minute)
-            if let last = rows.last, last.start == part.start {
-                rows[rows.count - 1].merge(part)
-            } else {
-                rows.append(part)
-            }
+            rows.fold(ts, value, level: level)
             return true
         }
         return rows

@@ -58,12 +58,7 @@ extension SenseiStore {
                 }
                 return try range.forEachReading(in: block.blob(1), ascending: true, feed)
             }
-            let buckets = zip(query.boundaries, query.boundaries.dropFirst()).enumerated().map { index, interval in
-                UsageBucket(start: Timestamp(milliseconds: interval.0), value: accumulator.values[index],
-                            count: accumulator.counts[index], complete: interval.1 <= query.now.milliseconds)
-            }
-            return UsageReport(sensor: sensor.code, interval: query.interval, timeZone: query.zone.identifier,
-                               units: kind.usageUnits(forSensorUnits: sensor.units), usage: buckets)
+            return UsageReport(sensor: sensor, query: query, accumulator: accumulator)
         }
     }
 }
