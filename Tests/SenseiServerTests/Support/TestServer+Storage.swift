@@ -14,7 +14,7 @@ extension TestServer {
     func column(_ sql: String) throws -> [String?] {
         if let url = application.configuration.database {
             let result = try PostgresServer.shared.get().psql(sql, database: url.database)
-            guard result.status == 0 else { throw PostgresUnavailable(description: "psql: \(result.error)") }
+            guard result.status == 0 else { throw PsqlFailed(message: result.error) }
             // -A -t: one unaligned line a row; NULL and '' both print empty.
             return result.output.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
                 .map { $0.isEmpty ? nil : String($0) }
@@ -68,4 +68,8 @@ private func waitForCompletion<T: Sendable>(
 private final class ResultBox<T: Sendable>: @unchecked Sendable {
     // Written before the semaphore's signal, read after its wait.
     var result: Result<T, any Error>?
+}
+
+private struct PsqlFailed: Error {
+    let message: String
 }
