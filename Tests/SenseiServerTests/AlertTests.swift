@@ -43,7 +43,7 @@ struct AlertTests {
     /// delivered or given up.
     static func drained(_ server: TestServer) throws {
         try waitUntil("outbox empty") {
-            try server.application.alerts.evaluator.savesInFlight == 0 && server.store.outboxCounts().pending == 0
+            try server.application.alerts.evaluator.savesInFlight == 0 && server.storage.outboxCounts().pending == 0
         }
     }
 
@@ -189,13 +189,13 @@ struct AlertTests {
         let receiver = try WebhookReceiver()
         try await Self.withAlertServer { server in
             let series = Series(identity: SeriesIdentity(source: "mqtt", parts: ["porch/temp", ""]), preferredCode: "porch_temp")
-            try server.store.ingest([SeriesPoint(series: series, value: 20)])
+            try server.storage.ingestCommitted([SeriesPoint(series: series, value: 20)])
             _ = try Self.rule(server, #"""
                 {"name":"Porch hot","sensor":"porch_temp","condition":"above","threshold":30,"notify":["\#(receiver.url())"]}
                 """#)
-            try server.store.ingest([SeriesPoint(series: series, value: 31)])
+            try server.storage.ingestCommitted([SeriesPoint(series: series, value: 31)])
             try receiver.wait { $0.count == 1 }
-            server.store.ingest([SeriesPoint(series: series, value: 25)]) { _ in }
+            server.storage.ingest([SeriesPoint(series: series, value: 25)], allOrNothing: false, receivedAt: .now()) { _ in }
             try receiver.wait { $0.count == 2 }
             try Self.drained(server)
             #expect(Self.states(receiver.accepted) == ["firing", "resolved"])
@@ -245,7 +245,7 @@ struct AlertTests {
                 """#)
             try Self.post(server, "door", 1)
             try waitUntil("two failed attempts") {
-                try server.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT max(attempts) FROM alert_outbox") ?? 0 } >= 2
+                try server.storage.pendingNotifications().map(\.attempts).max() ?? 0 >= 2
             }
             try receiver.up()
             try receiver.wait { $0.count == 1 }
@@ -273,9 +273,7 @@ struct AlertTests {
             try Self.post(server, "door", 1)
             try receiver.wait { $0.count == 1 }
             let refused = try #require(try poll(seconds: 10) {
-                try server.store.pool.read { db in
-                    try String.fetchOne(db, sql: "SELECT last_error FROM alert_outbox WHERE url LIKE '%192.0.2.1%'")
-                }
+                try server.column("SELECT last_error FROM alert_outbox WHERE url LIKE '%192.0.2.1%'").first ?? nil
             }, "the off-machine attempt was not refused")
             #expect(refused == "not sent: the server delivers only to loopback")
             #expect(Self.states(receiver.accepted) == ["firing"])

@@ -41,7 +41,7 @@ struct AuthTests {
     @Test func everyRouteIsCoveredByTheTable() async throws {
         let table = Set(Self.routes.map { "\($0.method) \(Self.withoutQuery($0.path))" })
         let router = try await withTestServer { server in
-            SenseiApplication.routes(store: server.store, metrics: server.application.metrics,
+            SenseiApplication.routes(store: server.storage, metrics: server.application.metrics,
                                      streams: server.application.streams, alerts: server.application.alerts)
         }
         #expect(router.routes.count == Self.routes.count + 2)  // + GET /health and GET /ping, open to all
@@ -62,14 +62,16 @@ struct AuthTests {
         try await withTestServer { server in
             for route in Self.routes {
                 // Fresh sensors for each request.
-                _ = try? server.store.deleteSensor(.code("first"))
-                _ = try? server.store.deleteSensor(.code("second"))
-                try server.store.insertReadings([ReadingInput(timestamp: nil, value: 1)], into: .code("first"), createIfMissing: true)
-                try server.store.insertReadings([ReadingInput(timestamp: nil, value: 2)], into: .code("second"), createIfMissing: true)
-                _ = try? server.store.deleteSensor(.code("made_by_test"))
-                let first = try #require(try server.store.sensor(.code("first")))
-                let rule = try server.store.createAlert(AlertRule(
-                    name: "r", sensorID: first.id, condition: .above, threshold: 5, notify: ["http://127.0.0.1:9/x"]))
+                let store = server.storage
+                _ = try? store.deleteSensor(.code("first"))
+                _ = try? store.deleteSensor(.code("second"))
+                try store.insertCommitted([ReadingInput(timestamp: nil, value: 1)], into: .code("first"), createIfMissing: true)
+                try store.insertCommitted([ReadingInput(timestamp: nil, value: 2)], into: .code("second"), createIfMissing: true)
+                _ = try? store.deleteSensor(.code("made_by_test"))
+                let first = try #require(try store.sensor(.code("first")))
+                let rule = try store.createAlert(AlertRule(
+                    name: "r", sensorID: first.id, condition: .above, threshold: 5, notify: ["http://127.0.0.1:9/x"]),
+                    at: .now())
                 let path = route.path.replacingOccurrences(of: ":rule", with: "\(rule.id)")
 
                 let client = switch scope {
@@ -117,15 +119,15 @@ struct AuthTests {
 
     @Test func revokedTokenFailsAtOnce() async throws {
         try await withTestServer { server in
-            let secret = try server.store.createToken(name: "phone", scope: .read)
+            let secret = try server.storage.createToken(name: "phone", scope: .read, at: .now())
             let phone = TestHTTPClient(port: server.port, token: secret)
             #expect(try phone.get("/sensors").status == 200)
-            #expect(try server.store.revokeToken(name: "phone"))
+            #expect(try server.storage.revokeToken(name: "phone"))
             #expect(try phone.get("/sensors").status == 401)
         }
     }
 
-    @Test func tokensAreStoredAsDigestsOnly() async throws {
+    @Test(.sqliteOnly) func tokensAreStoredAsDigestsOnly() async throws {
         try await withTestServer { server in
             let secret = try server.store.createToken(name: "esp32", scope: .write)
             #expect(secret.hasPrefix("sensei_"))
@@ -153,12 +155,12 @@ struct AuthTests {
     /// wait for a sync of its own: it is there shortly after the answer.
     @Test func lastUseIsRecorded() async throws {
         try await withTestServer { server in
-            #expect(try server.store.tokens().first { $0.name == "test-read" }?.lastUsedAt == nil)
+            #expect(try server.storage.tokens().first { $0.name == "test-read" }?.lastUsedAt == nil)
             _ = try server.reader.get("/sensors")
             let deadline = ContinuousClock.now + .seconds(10)
-            while try server.store.tokens().first(where: { $0.name == "test-read" })?.lastUsedAt == nil,
+            while try server.storage.tokens().first(where: { $0.name == "test-read" })?.lastUsedAt == nil,
                   ContinuousClock.now < deadline { usleep(2_000) }
-            let used = try #require(try server.store.tokens().first { $0.name == "test-read" }?.lastUsedAt)
+            let used = try #require(try server.storage.tokens().first { $0.name == "test-read" }?.lastUsedAt)
             #expect(abs(used.milliseconds - Timestamp.now().milliseconds) < 10_000)
         }
     }

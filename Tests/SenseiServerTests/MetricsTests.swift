@@ -127,7 +127,7 @@ struct MetricsTests {
             // One histogram a route, plus unmatched.
             let routes = Set(exposition.samples.filter { $0.name == "sensei_http_request_duration_seconds_count" }
                 .compactMap { $0.labels["route"] })
-            let table = SenseiApplication.routes(store: server.store, metrics: server.application.metrics,
+            let table = SenseiApplication.routes(store: server.storage, metrics: server.application.metrics,
                                                  streams: server.application.streams, alerts: server.application.alerts)
             #expect(routes.count == table.routes.count + 1)
             #expect(routes.contains("unmatched") && routes.contains("GET /metrics") && routes.contains("POST /sensor_data"))

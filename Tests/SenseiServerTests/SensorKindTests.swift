@@ -30,7 +30,7 @@ struct SensorKindTests {
             #expect(try server.admin.patch("/sensors/plug", json: #"{"name":"Plug"}"#).json["kind"] == .string("counter"))
             #expect(try server.admin.patch("/sensors/plug", json: #"{"kind":null}"#).json["kind"] == .string("counter"))
             #expect(try server.admin.patch("/sensors/grid", json: #"{"kind":"gauge"}"#).json["kind"] == .string("gauge"))
-            #expect(try server.store.sensor(.code("grid"))?.kind == .gauge)
+            #expect(try server.storage.sensor(.code("grid"))?.kind == .gauge)
             // The list answer is rebuilt: its ETag moves with the kind.
             #expect(try server.reader.get("/sensors").json["sensors"]?[0]?["kind"] == .string("gauge"))
             // Metadata is admin's.
@@ -53,13 +53,13 @@ struct SensorKindTests {
             let created = try server.admin.post("/sensors", json: #"{"code":"new","kind":"# + value + "}")
             expectError(created, 422, "POST \(value)")
             #expect(created.errorMessage == message)
-            #expect(try server.store.sensors().isEmpty)
+            #expect(try server.storage.sensors().isEmpty)
 
             _ = try server.admin.post("/sensors", json: #"{"code":"meter","name":"Meter","kind":"counter"}"#)
             let patched = try server.admin.patch("/sensors/meter", json: #"{"name":"New","kind":"# + value + "}")
             expectError(patched, 422, "PATCH \(value)")
             #expect(patched.errorMessage == message)
-            let sensor = try #require(try server.store.sensor(.code("meter")))
+            let sensor = try #require(try server.storage.sensor(.code("meter")))
             #expect(sensor.kind == .counter && sensor.name == "Meter")
         }
     }
@@ -67,7 +67,7 @@ struct SensorKindTests {
     /// Version 8 adds the kind: every sensor of an older file is a gauge;
     /// those an ingest path made (with a series) take its later word, the
     /// others, like any a person set, keep theirs.
-    @Test func anUpgradedDatabaseLetsIngestSetTheKindOfItsOwnSensorsOnly() async throws {
+    @Test(.sqliteOnly) func anUpgradedDatabaseLetsIngestSetTheKindOfItsOwnSensorsOnly() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/v7.sqlite"
             try SchemaMigrationTests.makeVersion1(at: path)

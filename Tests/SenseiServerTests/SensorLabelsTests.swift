@@ -60,7 +60,7 @@ struct SensorLabelsTests {
             let response = try server.admin.patch("/sensors/s", json: body)
             #expect(response.status == 422)
             #expect(response.errorMessage == message)
-            #expect(try server.store.sensor(.code("s"))?.labels == ["keep": "me"])
+            #expect(try server.storage.sensor(.code("s"))?.labels == ["keep": "me"])
         }
     }
 
@@ -104,7 +104,7 @@ struct SensorLabelsTests {
             // Existing sensors still take readings.
             #expect(try server.writer.post("/sensors/a/data", json: #"{"value":2}"#).status == 201)
             #expect(try server.writer.post("/sensor_data", json: #"{"sensor_code":"b","value":"2"}"#).status == 201)
-            #expect(try server.store.sensors().map(\.code) == ["a", "b"])
+            #expect(try server.storage.sensors().map(\.code) == ["a", "b"])
         }
     }
 
@@ -122,7 +122,7 @@ struct SensorLabelsTests {
             // Sensors without labels before and after: the list walks sensors
             // and labels side by side, and must not shift one onto another.
             _ = try server.admin.post("/sensors", json: #"{"code":"plain_first"}"#)
-            #expect(try server.store.ingest(points).createdSensors == 2_000)
+            #expect(try server.storage.ingestCommitted(points).createdSensors == 2_000)
             _ = try server.admin.post("/sensors", json: #"{"code":"plain_last","labels":{"room":"attic"}}"#)
             _ = try server.admin.post("/sensors", json: #"{"code":"plain_after"}"#)
             func timed(_ path: String) throws -> (Double, HTTPResponse) {

@@ -64,15 +64,15 @@ struct SensorListETagTests {
         try await withTemporaryDirectory { directory in
             let tag = try await withTestServer(dataDirectory: directory) { server in
                 #expect(try server.writer.post("/sensors/porch/data", json: #"{"value":1}"#).status == 201)
-                let before = server.store.changeCount
+                let before = server.storage.changeCount
                 let tag = try #require(try Self.list(server).headers["etag"])
                 // A new token's first use is recorded by a commit of its own.
-                let fresh = try server.store.createToken(name: "fresh", scope: .read)
+                let fresh = try server.storage.createToken(name: "fresh", scope: .read, at: .now())
                 #expect(try server.reader.request("GET", "/alerts", token: fresh).status == 200)
                 try waitUntil("the token's use committed", seconds: 10) {
-                    try server.store.tokens().first { $0.name == "fresh" }?.lastUsedAt != nil
+                    try server.storage.tokens().first { $0.name == "fresh" }?.lastUsedAt != nil
                 }
-                #expect(server.store.changeCount > before)
+                #expect(server.storage.changeCount > before)
                 #expect(try Self.list(server, holding: tag).status == 304)
                 return tag
             }

@@ -78,7 +78,7 @@ struct SensorRoutesTests {
             let response = try server.admin.post("/sensors", json: body)
             #expect(response.status == 422)
             #expect(response.errorMessage == message)
-            #expect(try server.store.sensors().isEmpty)
+            #expect(try server.storage.sensors().isEmpty)
         }
     }
 
@@ -131,14 +131,15 @@ struct SensorRoutesTests {
             let response = try server.admin.patch("/sensors/t", json: #"{"name":"New","retentionDays":"# + value + "}")
             expectError(response, 422, value)
             #expect(response.errorMessage == Self.retentionRule + "; " + found)
-            let sensor = try #require(try server.store.sensor(.code("t")))
+            let sensor = try #require(try server.storage.sensor(.code("t")))
             #expect(sensor.retentionDays == 7 && sensor.name == "T")
         }
     }
 
     /// The writer does not enforce foreign keys (SenseiStore.init): deleting a
     /// sensor must still leave none of its rows behind, in any table.
-    @Test func deleteLeavesNoRowOfTheSensorAnywhere() async throws {
+    /// (PostgreSQL's foreign keys cascade: its twin is below.)
+    @Test(.sqliteOnly) func deleteLeavesNoRowOfTheSensorAnywhere() async throws {
         try await withTestServer { server in
             let now = Timestamp.now().milliseconds
             let series = Series(identity: SeriesIdentity(source: "mqtt", parts: ["porch/temperature", ""]),
@@ -174,6 +175,45 @@ struct SensorRoutesTests {
         }
     }
 
+    /// On PostgreSQL the foreign keys cascade: every table that references
+    /// `sensors` (read from the catalog, so a table added later is covered)
+    /// had rows of the sensor, and has none after the delete.
+    @Test(.enabled(if: TestBackend.current == .postgresql, "PostgreSQL's cascade"))
+    func deleteLeavesNoRowOfTheSensorInAnyReferencingTable() async throws {
+        try await withTestServer { server in
+            let now = Timestamp.now().milliseconds
+            let series = Series(identity: SeriesIdentity(source: "mqtt", parts: ["porch/temperature", ""]),
+                                preferredCode: "porch", labels: ["room": "porch"])
+            // Two days every 10 minutes: packed hours once compacted, and rows of the last day.
+            let points = (0..<288).map {
+                SeriesPoint(series: series, value: Double($0),
+                            timestamp: Timestamp(milliseconds: now - 2 * 86_400_000 + Int64($0) * 600_000))
+            }
+            #expect(try server.storage.ingestCommitted(points).accepted == 288)
+            _ = try server.writer.post("/sensors/kept/data", json: #"{"value":1}"#)
+            #expect(try server.admin.post("/alerts", json: #"{"name":"n","sensor":"porch","condition":"above","threshold":1,"notify":["http://h/x"]}"#).status == 201)
+            _ = try server.storage.runCompactionPass(now: .now(), betweenBatches: { true })
+            let id = try #require(try server.storage.sensor(.code("porch"))?.id)
+            let owned = try server.column("""
+                SELECT c.conrelid::regclass::text || ' ' || a.attname FROM pg_constraint c
+                JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+                WHERE c.contype = 'f' AND c.confrelid = 'sensors'::regclass ORDER BY 1
+                """).compactMap { $0?.split(separator: " ").map(String.init) }
+            #expect(Set(owned.map { $0[0] }) == ["readings", "reading_blocks", "sensor_labels", "series", "alert_rules"])
+            func rows(of sensor: Int64) throws -> [String: String?] {
+                try Dictionary(uniqueKeysWithValues: owned.map { table in
+                    (table[0], try server.column("SELECT count(*) FROM \(table[0]) WHERE \(table[1]) = \(sensor)").first ?? nil)
+                })
+            }
+            let before = try rows(of: id)
+            #expect(before.values.allSatisfy { $0 != "0" }, "\(before)")
+            #expect(try server.admin.delete("/sensors/porch").status == 204)
+            let after = try rows(of: id)
+            #expect(after.values.allSatisfy { $0 == "0" }, "\(after)")
+            #expect(try server.reader.get("/sensors/kept/data").json["data"]?.arrayValue?.count == 1)
+        }
+    }
+
     @Test func deleteRemovesSensorAndReadings() async throws {
         try await withTestServer { server in
             _ = try server.writer.post("/sensors/door/data", json: #"{"data":[{"value":1},{"value":0}]}"#)
@@ -184,8 +224,7 @@ struct SensorRoutesTests {
             #expect(try server.reader.get("/sensors/door").status == 404)
             #expect(try server.reader.get("/sensors/door/data").status == 404)
             #expect(try server.admin.delete("/sensors/door").status == 404)
-            let remaining = try server.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM readings") }
-            #expect(remaining == 1)
+            #expect(try server.column("SELECT count(*) FROM readings") == ["1"])
             // A deleted code can be used again, as a new sensor.
             _ = try server.writer.post("/sensors/door/data", json: #"{"value":1}"#)
             #expect(try server.reader.get("/sensors/door").json["id"] == .number(3))

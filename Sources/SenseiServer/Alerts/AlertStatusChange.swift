@@ -36,3 +36,21 @@ struct SavedAlertChanges: Sendable {
     /// The rules whose state moved, as stored.
     var moved: [StoredAlert] = []
 }
+
+extension SavedAlertChanges {
+    /// Stores `changes` in order, each with `save` (the entries it queued,
+    /// or nil when the rule is gone), and reads back with `fetch` those whose
+    /// state moved: one backend's transaction, whichever the backend.
+    init(storing changes: [AlertStatusChange], save: (AlertStatusChange) throws -> Int?,
+         fetch: (Int64) throws -> StoredAlert?) throws {
+        self.init()
+        for change in changes {
+            guard let queued = try save(change) else {
+                gone.append(change.id)
+                continue
+            }
+            self.queued += queued
+            if change.moved, let alert = try fetch(change.id) { moved.append(alert) }
+        }
+    }
+}

@@ -21,6 +21,10 @@ struct BackupCommand: ParsableCommand {
     @Flag(help: "Replace PATH if it exists.")
     var force = false
 
+    func validate() throws {
+        try data.requireSQLite("backup", instead: "pg_dump --format=custom --file=sensei.dump \"$SENSEI_DATABASE_URL\"")
+    }
+
     func run() throws {
         let started = ContinuousClock.now
         let summary = try SenseiStore.backup(

@@ -17,6 +17,11 @@ struct RestoreCommand: ParsableCommand {
     @Argument(help: "The backup to install.")
     var path: String
 
+    func validate() throws {
+        try data.requireSQLite(
+            "restore", instead: "pg_restore --clean --if-exists --dbname=\"$SENSEI_DATABASE_URL\" sensei.dump")
+    }
+
     func run() throws {
         let started = ContinuousClock.now
         let result = try SenseiStore.restore(from: path, into: data.dataDirectory)

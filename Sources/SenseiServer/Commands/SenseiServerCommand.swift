@@ -43,4 +43,15 @@ extension DataDirectoryOptions {
         try DataDirectory.prepare(dataDirectory)
         return try SenseiStore(path: SenseiApplication.databasePath(in: dataDirectory))
     }
+
+    /// `backup` and `restore` copy the data directory's SQLite file; with
+    /// PostgreSQL they refuse and name its own tools, which copy a live
+    /// database consistently and keep its roles and settings.
+    func requireSQLite(_ command: String, instead: String) throws {
+        guard try databaseURL() != nil else { return }
+        throw ValidationError("""
+            \(command) works on the data directory's SQLite file, not on PostgreSQL (--database or \
+            SENSEI_DATABASE_URL); use PostgreSQL's own tools instead: \(instead)
+            """)
+    }
 }

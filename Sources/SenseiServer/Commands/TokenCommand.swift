@@ -22,6 +22,8 @@ struct TokenCommand: ParsableCommand {
 
         func run() throws {
             let store = try data.openStore()
+            // PostgreSQL's connections are closed, not dropped, before the process ends.
+            defer { try? store.close() }
             do {
                 print(try store.createToken(name: name, scope: Scope(rawValue: scope)!, at: .now()))
             } catch let error as StoreError {
@@ -37,6 +39,8 @@ struct TokenCommand: ParsableCommand {
 
         func run() throws {
             let store = try data.openStore()
+            // PostgreSQL's connections are closed, not dropped, before the process ends.
+            defer { try? store.close() }
             print(TokenTable.render(try store.tokens()), terminator: "")
         }
     }
@@ -49,6 +53,8 @@ struct TokenCommand: ParsableCommand {
 
         func run() throws {
             let store = try data.openStore()
+            // PostgreSQL's connections are closed, not dropped, before the process ends.
+            defer { try? store.close() }
             guard try store.revokeToken(name: name) else { throw ValidationError("no token named '\(name)'") }
             print("revoked \(name)")
         }

@@ -25,9 +25,12 @@ struct InfluxSeries {
             measurement = code
             field = "value"
         }
-        tags = labels.filter { !["source", "measurement", "field"].contains($0.key) }
+        tags = labels.filter { !Self.untaggedLabels.contains($0.key) }
             .map { (key: $0.key, value: $0.value) }.sorted { $0.key < $1.key }
     }
+
+    /// The labels that are no tag: `source`, and those naming the measurement and field.
+    static let untaggedLabels: Set<String> = ["source", "measurement", "field"]
 
     func tag(_ key: String) -> String? { tags.first { $0.key == key }?.value }
 

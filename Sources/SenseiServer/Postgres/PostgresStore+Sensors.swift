@@ -27,12 +27,6 @@ extension PostgresStore: SensorStore {
             kind: SensorKind(rawValue: try columns["kind"].decode(String.self)) ?? .gauge)
     }
 
-    public func sensors(labeled filter: [(key: String, value: String)] = []) throws -> [Sensor] {
-        var sensors: [Sensor] = []
-        try forEachSensor(labeled: filter) { sensors.append($0) }
-        return sensors
-    }
-
     /// Every sensor carrying all of `filter`'s pairs, in id order, with its labels.
     public func forEachSensor(labeled filter: [(key: String, value: String)] = [],
                               _ body: (Sensor) throws -> Void) throws {
@@ -89,14 +83,7 @@ extension PostgresStore: SensorStore {
             FROM sensors s
             """
         var query = PostgresQuery(unsafeSQL: select)
-        switch reference {
-        case .id(let id):
-            query.sql += " WHERE id = $1"
-            query.binds.append(id)
-        case .code(let code):
-            query.sql += " WHERE code = $1"
-            query.binds.append(code)
-        }
+        appendWhere(reference, to: &query)
         return try session.row(query).map(labeledSensor(from:))
     }
 

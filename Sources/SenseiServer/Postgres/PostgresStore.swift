@@ -1,4 +1,5 @@
 import CSenseiSchema
+import Dispatch
 import Logging
 import PostgresNIO
 import SenseiModels
@@ -35,6 +36,9 @@ public final class PostgresStore: Sendable {
     let tokenCache = TokenCache()
     /// InfluxDB database names already in `influx_databases`.
     let knownInfluxDatabases = KnownNames()
+    /// Stores the alert evaluator's changes one batch after another, off
+    /// its caller (the writer thread, the evaluator's timer).
+    let alertWrites = DispatchQueue(label: "sensei-alert-writes")
 
     /// Connects, and creates or checks the schema. `connections`: how many
     /// this node opens at most (PostgreSQL's own default limit is 100 for

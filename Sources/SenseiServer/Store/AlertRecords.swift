@@ -10,8 +10,7 @@ extension StoredAlert: FetchableRecord {
         """
 
     public init(row: Row) {
-        // `notify` is a JSON array of URLs; anything else reads as none.
-        let notify = (try? JSONParser.parse(row["notify"] as String))?.arrayValue?.compactMap(\.stringValue) ?? []
+        let notify = AlertNotifyColumn.urls(row["notify"])
         let rule = AlertRule(
             name: row["name"], sensorID: row["sensor_id"],
             condition: AlertCondition(rawValue: row["condition"]) ?? .above, threshold: row["threshold"],

@@ -83,10 +83,9 @@ extension SenseiStore {
     }
 
     private static func ruleArguments(_ rule: AlertRule) -> StatementArguments {
-        var notify = JSONWriter()
-        notify.value(.array(rule.notify.map(JSONValue.string)))
-        return [rule.name, rule.sensorID, rule.condition.rawValue, rule.threshold, rule.forSeconds,
-                rule.hysteresis, rule.repeatSeconds, notify.string, rule.interval?.rawValue, rule.timeZone]
+        [rule.name, rule.sensorID, rule.condition.rawValue, rule.threshold, rule.forSeconds,
+         rule.hysteresis, rule.repeatSeconds, AlertNotifyColumn.text(rule.notify), rule.interval?.rawValue,
+         rule.timeZone]
     }
 
     private static func statusArguments(_ status: AlertStatus) -> StatementArguments {
@@ -101,27 +100,21 @@ extension SenseiStore {
                           notification: @escaping @Sendable (AlertTransition) -> String,
                           completion: @escaping @Sendable (Result<SavedAlertChanges, any Error>) -> Void) {
         groupCommit.submit({ db in
-            var saved = SavedAlertChanges()
-            for change in changes {
-                let queued = try Self.saveAlertStatus(change, notification: notification, at: now, in: db)
-                if queued < 0 { saved.gone.append(change.id) } else { saved.queued += queued }
-                if queued >= 0, change.moved, let alert = try Self.fetchAlert(id: change.id, in: db) {
-                    saved.moved.append(alert)
-                }
-            }
-            return saved
+            try SavedAlertChanges(storing: changes, save: { change in
+                try Self.saveAlertStatus(change, notification: notification, at: now, in: db)
+            }, fetch: { id in try Self.fetchAlert(id: id, in: db) })
         }, completion: completion)
     }
 
-    /// One change of `saveAlertChanges`: how many entries it queued, or -1 if
-    /// the rule is gone (deleted meanwhile, or with its sensor).
+    /// One change of `saveAlertChanges`: how many entries it queued, or nil
+    /// if the rule is gone (deleted meanwhile, or with its sensor).
     private static func saveAlertStatus(_ change: AlertStatusChange,
                                         notification: (AlertTransition) -> String,
-                                        at now: Int64, in db: Database) throws -> Int {
+                                        at now: Int64, in db: Database) throws -> Int? {
         try db.execute(sql: """
             UPDATE alert_rules SET state = ?, since = ?, value = ?, judged_ts = ?, notified_at = ? WHERE id = ?
             """, arguments: statusArguments(change.status) + [change.id])
-        guard db.changesCount > 0 else { return -1 }
+        guard db.changesCount > 0 else { return nil }
         guard let notice = change.notice, let stored = try fetchAlert(id: change.id, in: db),
               let sensor = try fetchSensor(.id(stored.rule.sensorID), in: db) else { return 0 }
         let payload = notification(AlertTransition(alert: stored, sensor: sensor, notice: notice, at: now))

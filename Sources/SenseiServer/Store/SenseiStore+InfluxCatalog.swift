@@ -28,7 +28,7 @@ extension SenseiStore {
     /// without building every sensor's series (10,000 sensors: the catalog
     /// reads 50,000 labels, this only the sensors that have the key).
     func influxTagValues(keys: [String]) throws -> [(measurement: String, key: String, value: String)] {
-        let wanted = keys.filter { !["source", "measurement", "field"].contains($0) }
+        let wanted = keys.filter { !InfluxSeries.untaggedLabels.contains($0) }
         guard !wanted.isEmpty else { return [] }
         return try pool.read { db in
             let statement = BoundStatement(try db.cachedStatement(sql: """

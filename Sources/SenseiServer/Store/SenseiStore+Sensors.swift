@@ -25,14 +25,6 @@ extension SenseiStore {
 
     static let sensorColumns = SensorColumn.allCases.map(\.sql).joined(separator: ", ")
 
-    /// Every sensor, oldest first; with `labels`, only those carrying every
-    /// one of those pairs.
-    public func sensors(labeled filter: [(key: String, value: String)] = []) throws -> [Sensor] {
-        var sensors: [Sensor] = []
-        try forEachSensor(labeled: filter) { sensors.append($0) }
-        return sensors
-    }
-
     /// `sensors(labeled:)` one at a time, inside one read: the sensors and
     /// their labels are two queries in id order walked side by side, so a
     /// list of 10,000 sensors is written out without holding 10,000 rows,

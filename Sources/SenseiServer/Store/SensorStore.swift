@@ -16,7 +16,6 @@ protocol SensorStore: AnyObject, Sendable {
 
     /// Every sensor carrying all of `filter`'s pairs, in id order, one at a time.
     func forEachSensor(labeled filter: [(key: String, value: String)], _ body: (Sensor) throws -> Void) throws
-    func sensors(labeled filter: [(key: String, value: String)]) throws -> [Sensor]
     func sensor(_ reference: SensorReference) throws -> Sensor?
     func sensorCount() throws -> Int
 
@@ -33,6 +32,16 @@ protocol SensorStore: AnyObject, Sendable {
     func influxCatalog() throws -> InfluxCatalog
     /// The distinct (measurement, key, value) of these label keys.
     func influxTagValues(keys: [String]) throws -> [(measurement: String, key: String, value: String)]
+}
+
+extension SensorStore {
+    /// Every sensor, oldest first; with `filter`, only those carrying every
+    /// one of its pairs.
+    func sensors(labeled filter: [(key: String, value: String)] = []) throws -> [Sensor] {
+        var sensors: [Sensor] = []
+        try forEachSensor(labeled: filter) { sensors.append($0) }
+        return sensors
+    }
 }
 
 extension SenseiStore: SensorStore {}
