@@ -6,7 +6,9 @@ extension SenseiStore {
     /// commit write: each series' sensor is found through the `series` table
     /// or created (code by `SeriesCode`, labels with `source`), and every
     /// point goes through the same insert as the REST routes (dedup by sensor
-    /// and timestamp, receive-time placement, rollups, counts). `completion`
+    /// and timestamp, receive-time placement, rollups, counts), except that
+    /// history (hours old enough to pack) goes straight into packed hours
+    /// (`HistoryPacking`): an import's lines are one bulk write. `completion`
     /// runs on the writer thread once the write is durably committed (or
     /// failed): an HTTP worker or the MQTT thread never waits for the disk.
     ///
@@ -85,7 +87,8 @@ extension SenseiStore {
                 let readings = fitting(group.batch, to: target, refused: &refused)
                 guard !readings.isEmpty else { continue }
                 var kept: [Reading]? = tap.isOn ? [] : nil
-                try insert(readings, into: target, receivedAt: receivedAt, hints: hints, keeping: &kept, in: db)
+                try insert(readings, into: target, receivedAt: receivedAt, hints: hints, keeping: &kept,
+                           packingHistory: true, in: db)
                 outcome.accepted += readings.count
                 stored.append(StoredReadings(sensorID: target.id, code: target.code, count: readings.count,
                                              readings: kept ?? []))
