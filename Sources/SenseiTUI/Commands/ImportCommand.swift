@@ -44,10 +44,8 @@ struct ImportCommand: AsyncParsableCommand {
         guard let url = URL(string: config.url) else { throw ValidationError(ConfigError.invalidURL(config.url).description) }
         // Long timeouts: a batch waits for its group commit on a busy server.
         let client = APIClient(baseURL: url, token: config.token, timeout: 60)
-        // Gzip'ing a batch costs this side a third of its CPU and the server
-        // its inflating: worth it over a network, not to a server on this machine.
         let run = ImportRun(client: client, format: format.flatMap(ImportFormat.init(rawValue:)), sensor: sensor,
-                            database: database, concurrency: concurrency, compress: !client.isLoopback)
+                            database: database, concurrency: concurrency)
         let summary: ImportSummary
         do {
             summary = try await run.run(files, progress: ImportProgress())
