@@ -1,4 +1,3 @@
-import SenseiModels
 import Foundation
 import GRDB
 import SenseiModels
@@ -39,17 +38,28 @@ enum PackedHours {
             timestamps.append(row.int64(0))
             values.append(row.double(1))
         }
-        guard let summary = UsageSummary(timestamps: timestamps, values: values) else { return 0 }
-        let data = ReadingBlock.encode(timestamps: timestamps, values: values)
-        try db.execute(sql: """
-            INSERT INTO reading_blocks (sensor_id, start, count, data, \(summaryColumns))
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [sensorID, hour, timestamps.count, Data(data)] + summaryArguments(summary))
+        guard try writeBlock(sensorID: sensorID, hour: hour, timestamps: timestamps, values: values, in: db) else {
+            return 0
+        }
         try db.execute(sql: "DELETE FROM readings WHERE sensor_id = ? AND ts >= ? AND ts < ?",
                        arguments: [sensorID, hour, hour + width])
         try db.execute(sql: "DELETE FROM rollups_minute WHERE sensor_id = ? AND start >= ? AND start < ?",
                        arguments: [sensorID, hour, hour + width])
         return timestamps.count
+    }
+
+    /// Writes (or rewrites) the hour's block of these readings, with its
+    /// summary; false (nothing written) when there are none.
+    @discardableResult
+    static func writeBlock(sensorID: Int64, hour: Int64, timestamps: [Int64], values: [Double],
+                           in db: Database) throws -> Bool {
+        guard let summary = UsageSummary(timestamps: timestamps, values: values) else { return false }
+        let data = ReadingBlock.encode(timestamps: timestamps, values: values)
+        try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO reading_blocks (sensor_id, start, count, data, \(summaryColumns))
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [sensorID, hour, timestamps.count, Data(data)] + summaryArguments(summary))
+        return true
     }
 
     /// Unpacks every packed hour of the sensor from the one holding `lo`

@@ -127,6 +127,13 @@ struct ReadingInsertion {
         if let nextReceiveTime { hints.record(nextReceiveTime, for: sensorID) }
         guard let newest else { return }
         try rollups.apply(to: sensorID, in: db)
+        try Self.recordTotals(of: sensorID, added: added, newest: newest, fold: fold, at: receivedAt, in: db)
+    }
+
+    /// Adds `added` to the sensor's count, makes `newest` its latest reading
+    /// unless it has a later one, and moves its fold frontier to `fold`.
+    static func recordTotals(of sensorID: Int64, added: Int, newest: StampedReading, fold: Int64?,
+                             at receivedAt: Timestamp, in db: Database) throws {
         let update = BoundStatement(try db.writeStatement("""
             UPDATE sensors SET
                 reading_count = reading_count + ?1,

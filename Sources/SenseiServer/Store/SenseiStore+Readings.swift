@@ -108,10 +108,17 @@ extension SenseiStore {
 
     /// Stores readings of one sensor whose values fit its type (see
     /// `ReadingInsertion`). `stored`, when not nil, gets the readings as
-    /// stored (for the live stream).
+    /// stored (for the live stream). `packingHistory`: the readings of hours
+    /// old enough to pack go straight into their blocks (`HistoryPacking`).
     static func insert(_ readings: [ReadingInput], into sensor: WriteTarget, receivedAt: Timestamp,
-                       hints: ReceiveTimeHints, keeping stored: inout [Reading]?,
+                       hints: ReceiveTimeHints, keeping stored: inout [Reading]?, packingHistory: Bool = false,
                        in db: Database) throws {
+        var sensor = sensor
+        var readings = readings
+        if packingHistory {
+            readings = try HistoryPacking.write(readings, into: &sensor, receivedAt: receivedAt, keeping: &stored, in: db)
+            guard !readings.isEmpty else { return }
+        }
         var insertion = try ReadingInsertion(sensor: sensor, readings: readings, receivedAt: receivedAt,
                                              hints: hints, keepingStored: stored != nil, in: db)
         try insertion.insert(readings)

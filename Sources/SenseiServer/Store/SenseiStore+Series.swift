@@ -6,7 +6,9 @@ extension SenseiStore {
     /// commit write: each series' sensor is found through the `series` table
     /// or created (code by `SeriesCode`, labels with `source`), and every
     /// point goes through the same insert as the REST routes (dedup by sensor
-    /// and timestamp, receive-time placement, rollups, counts). `completion`
+    /// and timestamp, receive-time placement, rollups, counts), except that
+    /// history (hours old enough to pack) goes straight into packed hours
+    /// (`HistoryPacking`): an import's lines are one bulk write. `completion`
     /// runs on the writer thread once the write is durably committed (or
     /// failed): an HTTP worker or the MQTT thread never waits for the disk.
     ///
@@ -134,7 +136,10 @@ private struct SQLiteSeriesWriter: SeriesWriting {
     }
 
     func insert(_ readings: [ReadingInput], into target: SenseiStore.WriteTarget, keeping kept: inout [Reading]?) throws {
-        try SenseiStore.insert(readings, into: target, receivedAt: receivedAt, hints: hints, keeping: &kept, in: db)
+        // Series ingest is where history arrives (an import, a broker's backlog):
+        // readings of hours old enough to pack go straight into their blocks.
+        try SenseiStore.insert(readings, into: target, receivedAt: receivedAt, hints: hints, keeping: &kept,
+                               packingHistory: true, in: db)
     }
 }
 

@@ -42,6 +42,13 @@ public final class APIClient: Sendable, CustomStringConvertible {
 
     public var description: String { "APIClient(\(baseURL.absoluteString))" }
 
+    /// Whether the server is on this machine (a loopback host), where
+    /// compressing an answer costs both sides CPU and saves nothing.
+    var isLoopback: Bool {
+        guard let host = baseURL.host?.lowercased() else { return false }
+        return host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+    }
+
     /// `GET /sensors`: every sensor with its latest reading and count.
     public func sensors() async throws(SyncFailure) -> [Sensor] {
         try sensors(in: try await get("/sensors", query: []))
@@ -141,12 +148,16 @@ public final class APIClient: Sendable, CustomStringConvertible {
     }
 
     /// One authorized GET; any status but 200 and 304 is its `SyncFailure`.
-    func fetch(_ path: String, query: [URLQueryItem], ifNoneMatch: String? = nil) async throws(SyncFailure) -> Answer {
+    /// `uncompressed`: asks for the body as it is (`Accept-Encoding:
+    /// identity`) rather than gzip'd, which URLSession asks for by default.
+    func fetch(_ path: String, query: [URLQueryItem], ifNoneMatch: String? = nil,
+               uncompressed: Bool = false) async throws(SyncFailure) -> Answer {
         let url = try url(for: path, query: query)
         var request = URLRequest(url: url)
         request.httpMethod = "GET"
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if uncompressed { request.setValue("identity", forHTTPHeaderField: "Accept-Encoding") }
         if let ifNoneMatch { request.setValue(ifNoneMatch, forHTTPHeaderField: "If-None-Match") }
         let data: Data, response: URLResponse
         do {
