@@ -40,7 +40,13 @@ final class PostgresConnections: Sendable {
         guard !closed.load(ordering: .acquiring) else { throw PostgresStoreError.closed }
         permits.wait()
         defer { permits.signal() }
-        let connection = try idle.withLock { $0.popLast() } ?? connect()
+        // A connection the server closed while it was idle (a restart, a
+        // failover, pg_terminate_backend) is dropped here, not used.
+        var reused: PostgresConnection?
+        while reused == nil, let connection = idle.withLock({ $0.popLast() }) {
+            if connection.isClosed { let closing: EventLoopFuture<Void> = connection.close(); _ = closing } else { reused = connection }
+        }
+        let connection = try reused ?? connect()
         defer {
             if connection.isClosed || closed.load(ordering: .acquiring) {
                 let closing: EventLoopFuture<Void> = connection.close()
@@ -90,7 +96,7 @@ struct PostgresSession {
     /// Every row `query` returns.
     @discardableResult
     func rows(_ query: PostgresQuery) throws -> [PostgresRow] {
-        try run { try connection.query(query, logger: logger).wait().rows }
+        try run { try wait(connection.query(query, logger: logger)).rows }
     }
 
     /// The first row, if any.
@@ -101,13 +107,13 @@ struct PostgresSession {
     /// Runs `query`; the number of rows it inserted, updated or deleted.
     @discardableResult
     func execute(_ query: PostgresQuery) throws -> Int {
-        try run { try connection.query(query, logger: logger).wait().metadata.rows ?? 0 }
+        try run { try wait(connection.query(query, logger: logger)).metadata.rows ?? 0 }
     }
 
     /// Several statements in one round trip (the simple query protocol): the
     /// schema, BEGIN/COMMIT. No parameters.
     func script(_ sql: String) throws {
-        try run { _ = try connection.simpleQuery(sql).wait() }
+        try run { _ = try wait(connection.simpleQuery(sql)) }
     }
 
     /// `body` between `begin` and COMMIT (ROLLBACK when it throws).
@@ -122,6 +128,29 @@ struct PostgresSession {
             if !connection.isClosed { try? script("ROLLBACK") }
             throw error
         }
+    }
+
+    /// Longest a statement's answer is waited for: only a connection gone
+    /// without a word (a network cut) waits this long.
+    static let answerTimeout: TimeAmount = .seconds(60)
+
+    /// `future`'s result, or `unavailable` when the connection is closed or
+    /// silent. postgres-nio drops a statement written to a channel that has
+    /// just closed, and its future then never completes
+    /// (`PostgresConnection.queryStream` writes with `promise: nil`): the
+    /// closed check makes that race narrow, the timer bounds it.
+    private func wait<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
+        let unavailable = PostgresStoreError.unavailable(url: "PostgreSQL", reason: "the connection is closed")
+        guard !connection.isClosed else { throw unavailable }
+        let answer = future.eventLoop.makePromise(of: T.self)
+        future.cascade(to: answer)
+        let connection = connection
+        let timer = future.eventLoop.scheduleTask(in: Self.answerTimeout) {
+            answer.fail(PostgresStoreError.unavailable(url: "PostgreSQL", reason: "no answer within 60 s"))
+            connection.close().whenComplete { _ in }
+        }
+        defer { timer.cancel() }
+        return try answer.futureResult.wait()
     }
 
     /// Turns a lost connection into `unavailable` (the routes answer 503

@@ -71,6 +71,7 @@ public final class PostgresStore: Sendable {
     }
 
     /// A write outside the readings' path (metadata, tokens): one transaction.
+    @discardableResult
     func write<T>(_ body: (PostgresSession) throws -> T) throws -> T {
         let result = try connections.transaction(body)
         committed(writes: 1, stored: [])
@@ -78,6 +79,7 @@ public final class PostgresStore: Sendable {
     }
 
     /// A read on any connection, outside a transaction.
+    @discardableResult
     func read<T>(_ body: (PostgresSession) throws -> T) throws -> T {
         try connections.withSession(body)
     }
