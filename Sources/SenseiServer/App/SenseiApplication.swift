@@ -24,6 +24,10 @@ public final class SenseiApplication: Sendable {
         /// `--database` (`SENSEI_DATABASE_URL`): PostgreSQL instead of the
         /// data directory's SQLite file; nil: SQLite.
         public var database: DatabaseURL?
+        /// `--node-id`: this server among several on one PostgreSQL database
+        /// (its MQTT client id, the holder named for the alert lease, the
+        /// origin of the stream events it writes); nil: host name and port.
+        public var nodeID: String?
         /// `--max-sensors`: creating a sensor past it is refused.
         public var maxSensors = SenseiStore.defaultMaxSensors
         /// Alert evaluation and delivery timings (the tests shorten them).
@@ -37,6 +41,9 @@ public final class SenseiApplication: Sendable {
         var logWriter: LogWriter?
 
         public init() {}
+
+        /// `nodeID`, or this host's name and the configured port.
+        public var node: String { nodeID ?? "\(ProcessInfo.processInfo.hostName):\(http.port)" }
 
         public var databasePath: String { SenseiApplication.databasePath(in: dataDirectory) }
         public var tokenFilePath: String { dataDirectory + "/admin-token" }

@@ -39,6 +39,10 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(name: .customLong("node-id"),
+            help: "This server's name among several on one PostgreSQL database (default: host name and port).")
+    var nodeID: String?
+
     @Option(name: .customLong("max-sensors"),
             help: "Most sensors the server holds: a write that would create more is refused (REST 403, ingest per protocol).")
     var maxSensors = SenseiStore.defaultMaxSensors
@@ -155,6 +159,7 @@ struct ServeCommand: ParsableCommand {
         configuration.streams.heartbeat = .seconds(streamHeartbeat)
         configuration.compactionInterval = compactionInterval
         configuration.maxSensors = maxSensors
+        configuration.nodeID = nodeID
         configuration.alerts.tickInterval = alertTick
         configuration.alerts.retryBackoff = alertRetry
         configuration.alerts.deliveryTimeout = alertTimeout
