@@ -44,13 +44,12 @@ final class PostgresConnections: Sendable {
         // failover, pg_terminate_backend) is dropped here, not used.
         var reused: PostgresConnection?
         while reused == nil, let connection = idle.withLock({ $0.popLast() }) {
-            if connection.isClosed { let closing: EventLoopFuture<Void> = connection.close(); _ = closing } else { reused = connection }
+            if connection.isClosed { Self.discard(connection) } else { reused = connection }
         }
         let connection = try reused ?? connect()
         defer {
             if connection.isClosed || closed.load(ordering: .acquiring) {
-                let closing: EventLoopFuture<Void> = connection.close()
-                _ = closing
+                Self.discard(connection)
             } else {
                 idle.withLock { $0.append(connection) }
             }
@@ -75,6 +74,12 @@ final class PostgresConnections: Sendable {
             let closing: EventLoopFuture<Void> = connection.close()
             try? closing.wait()
         }
+    }
+
+    /// Closes `connection` without waiting, and keeps it alive until it is
+    /// closed (postgres-nio asserts a connection is closed before it goes).
+    static func discard(_ connection: PostgresConnection) {
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
     private func connect() throws -> PostgresConnection {
@@ -147,7 +152,7 @@ struct PostgresSession {
         let connection = connection
         let timer = future.eventLoop.scheduleTask(in: Self.answerTimeout) {
             answer.fail(PostgresStoreError.unavailable(url: "PostgreSQL", reason: "no answer within 60 s"))
-            connection.close().whenComplete { _ in }
+            PostgresConnections.discard(connection)
         }
         defer { timer.cancel() }
         return try answer.futureResult.wait()
