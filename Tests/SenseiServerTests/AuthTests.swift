@@ -42,7 +42,8 @@ struct AuthTests {
         let table = Set(Self.routes.map { "\($0.method) \(Self.withoutQuery($0.path))" })
         let router = try await withTestServer { server in
             SenseiApplication.routes(store: server.storage, metrics: server.application.metrics,
-                                     streams: server.application.streams, alerts: server.application.alerts)
+                                     streams: server.application.streams, alerts: server.application.alerts,
+                                     link: server.application.link)
         }
         #expect(router.routes.count == Self.routes.count + 2)  // + GET /health and GET /ping, open to all
         for route in router.routes where route.pattern != "/health" && route.pattern != "/ping" {

@@ -9,8 +9,24 @@ struct HealthRoutesTests {
         try await withTestServer { server in
             let response = try server.anonymous.get("/health")
             #expect(response.status == 200)
-            #expect(response.text == #"{"status":"ok"}"#)
+            #expect(try response.json["status"] == .string("ok"))
             #expect(response.headers["content-type"] == "application/json; charset=utf-8")
+        }
+    }
+
+    /// The v1 answer on SQLite; on PostgreSQL, also the database, the node
+    /// and whether it holds the lease (a single node takes it within a second).
+    static func expectedHealth(_ server: TestServer) -> String {
+        guard TestBackend.current == .postgresql else { return #"{"status":"ok"}"# }
+        return #"{"status":"ok","database":"postgresql","node":"\#(server.application.link.node)","lease":true}"#
+    }
+
+    @Test(.enabled(if: TestBackend.current == .postgresql)) func aSingleNodeOnPostgreSQLTakesTheLease() async throws {
+        try await withTestServer { server in
+            #expect(waitUntil(seconds: 10) { (try? server.anonymous.get("/health").text) == Self.expectedHealth(server) })
+            let metrics = try server.reader.get("/metrics").text
+            #expect(metrics.contains("sensei_node_lease 1"))
+            #expect(metrics.contains(#"sensei_database_info{backend="postgresql""#))
         }
     }
 

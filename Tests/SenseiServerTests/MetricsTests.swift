@@ -128,7 +128,8 @@ struct MetricsTests {
             let routes = Set(exposition.samples.filter { $0.name == "sensei_http_request_duration_seconds_count" }
                 .compactMap { $0.labels["route"] })
             let table = SenseiApplication.routes(store: server.storage, metrics: server.application.metrics,
-                                                 streams: server.application.streams, alerts: server.application.alerts)
+                                                 streams: server.application.streams, alerts: server.application.alerts,
+                                     link: server.application.link)
             #expect(routes.count == table.routes.count + 1)
             #expect(routes.contains("unmatched") && routes.contains("GET /metrics") && routes.contains("POST /sensor_data"))
         }

@@ -15,7 +15,7 @@ struct TLSTests {
                 let https = HTTPSClient(port: server.port, caCertificate: pair.certificatePath)
                 let health = try https.request("GET", "/health")
                 #expect(health.status == 200)
-                #expect(health.body == #"{"status":"ok"}"#)
+                #expect(health.body.contains(#"{"status":"ok""#))
 
                 // A POST waits for its group commit on a suspended connection:
                 // suspend and resume work under TLS too.
@@ -66,7 +66,7 @@ struct TLSTests {
             #expect(server.log.contains("listening on https://127.0.0.1:\(port)"))
             #expect(!server.log.contains("can be read by other users"))  // the key is 0600
             let https = HTTPSClient(port: port, caCertificate: pair.certificatePath)
-            #expect(try https.request("GET", "/health").body == #"{"status":"ok"}"#)
+            #expect(try https.request("GET", "/health").body.hasPrefix(#"{"status":"ok""#))
             let posted = try https.request("POST", "/sensor_data", token: "tls-test",
                                             body: #"{"sensor_code":"porch","value":"7"}"#)
             #expect(posted.status == 201)

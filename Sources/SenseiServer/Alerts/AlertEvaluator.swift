@@ -50,6 +50,11 @@ final class AlertEvaluator: Sendable {
     /// Rules in `table`: the one thing a commit reads when there are none.
     private let watched = Atomic<Int>(0)
     private let worker = WorkerThread(name: "sensei-alerts")
+    /// Whether this node may evaluate: it holds the lease (`NodeLink`).
+    private let holdsLease: @Sendable () -> Bool
+    /// The table holds the rules as stored when the lease was taken, and
+    /// every change since: false while another node evaluates.
+    private let loaded = Atomic<Bool>(false)
     /// Usage computations of `usage_above` rules done, each with its outcome
     /// decided (tests wait on it).
     let usageChecks = Atomic<Int>(0)
@@ -62,8 +67,10 @@ final class AlertEvaluator: Sendable {
 
     init(store: any AlertStore & SensorStore & ReadingStore, interval: TimeInterval, logger: Logger,
          clock: @escaping @Sendable () -> Timestamp = { .now() }, usageSpacing: TimeInterval = 5,
+         holdsLease: @escaping @Sendable () -> Bool = { true },
          queued: @escaping @Sendable () -> Void, moved: @escaping @Sendable ([StoredAlert]) -> Void = { _ in }) {
         self.store = store
+        self.holdsLease = holdsLease
         self.interval = interval
         self.clock = clock
         self.usageSpacing = Int64(usageSpacing * 1000)
@@ -72,15 +79,29 @@ final class AlertEvaluator: Sendable {
         self.moved = moved
     }
 
-    /// Loads the rules, judges what was committed while the server was down
-    /// (the newest reading of each sensor), notices silences at once, then
-    /// observes commits and ticks every `interval`.
+    /// Observes commits and ticks every `interval`; loads the rules at once
+    /// when this node holds the lease (always, on SQLite), else once it takes it.
     func start() throws {
+        if holdsLease() { try load() }
+        // Weakly: the store outlives the evaluator in tests that reopen it.
+        let observer = CommitObserver { [weak self] commit in self?.committed(commit.stored) }
+        store.observeCommits(observer)
+        worker.start { [self] _ in
+            tick()
+            return interval
+        }
+    }
+
+    /// Loads the rules as stored, judges what was committed meanwhile (the
+    /// newest reading of each sensor: while the server was down, or while
+    /// another node held the lease), and notices silences at once.
+    private func load() throws {
         let now = clock().milliseconds
         let stored = try store.alerts()
         let latest = try Dictionary(store.sensors(labeled: []).map { ($0.id, $0.latest) }, uniquingKeysWith: { a, _ in a })
         var changes: [AlertStatusChange] = []
         table.withLock { table in
+            table.entries = [:]
             for alert in stored {
                 var entry = makeEntry(for: alert, latest: latest[alert.rule.sensorID] ?? nil, now: now)
                 if let reading = latest[alert.rule.sensorID] ?? nil,
@@ -93,14 +114,8 @@ final class AlertEvaluator: Sendable {
             }
             reindex(&table)
         }
+        loaded.store(true, ordering: .releasing)
         save(changes, at: now)
-        // Weakly: the store outlives the evaluator in tests that reopen it.
-        let observer = CommitObserver { [weak self] commit in self?.committed(commit.stored) }
-        store.observeCommits(observer)
-        worker.start { [self] _ in
-            tick()
-            return interval
-        }
     }
 
     func stop() {
@@ -166,7 +181,7 @@ final class AlertEvaluator: Sendable {
     /// On the writer thread, after each commit: judges the newest reading of
     /// every written sensor that has rules.
     private func committed(_ written: [StoredReadings]) {
-        guard watched.load(ordering: .acquiring) > 0 else { return }
+        guard watched.load(ordering: .acquiring) > 0, loaded.load(ordering: .acquiring) else { return }
         let now = clock().milliseconds
         var changes: [AlertStatusChange] = []
         table.withLock { table in
@@ -196,6 +211,18 @@ final class AlertEvaluator: Sendable {
 
     /// Silences, pending rules whose `for` has run out, repeats.
     private func tick() {
+        guard holdsLease() else {
+            // Another node evaluates; taking the lease back reloads what it did.
+            loaded.store(false, ordering: .releasing)
+            return
+        }
+        if !loaded.load(ordering: .acquiring) {
+            do {
+                try load()
+            } catch {
+                return logger.error("loading the alert rules failed: \(error)")
+            }
+        }
         let now = clock().milliseconds
         checkUsage(now: now)
         var changes: [AlertStatusChange] = []

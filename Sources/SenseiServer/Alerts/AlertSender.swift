@@ -34,8 +34,14 @@ final class AlertSender: Sendable {
     private let metrics: AlertMetrics
     private let worker = WorkerThread(name: "sensei-alert-sender")
 
-    init(store: any AlertStore, configuration: Configuration, metrics: AlertMetrics, logger: Logger) {
+    /// Whether this node may deliver: it holds the lease (`NodeLink`), so
+    /// no two nodes send one notification at once.
+    private let holdsLease: @Sendable () -> Bool
+
+    init(store: any AlertStore, configuration: Configuration, metrics: AlertMetrics, logger: Logger,
+         holdsLease: @escaping @Sendable () -> Bool = { true }) {
         self.store = store
+        self.holdsLease = holdsLease
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
@@ -64,6 +70,9 @@ final class AlertSender: Sendable {
 
     /// Sends every entry due now; returns when the next one falls due.
     private func deliverDue(_ round: WorkerThread.Round) -> Int64? {
+        // Another node delivers; look again in a second (and at once when
+        // the lease is taken: `notify`).
+        guard holdsLease() else { return Timestamp.now().milliseconds + 1000 }
         let entries: [OutboxEntry]
         do {
             entries = try store.pendingNotifications()

@@ -37,8 +37,11 @@ public final class AlertService: Sendable {
     private let store: any AlertStore & SensorStore & ReadingStore
 
     /// `moved`: the rules whose state moved, once committed (the live stream).
+    /// `holdsLease`: whether this node evaluates and delivers now (one node
+    /// of several on one database does; the only node always does).
     init(store: any AlertStore & SensorStore & ReadingStore, configuration: Configuration,
          registry: PrometheusCollectorRegistry, logger: Logger,
+         holdsLease: @escaping @Sendable () -> Bool = { true },
          moved: @escaping @Sendable ([StoredAlert]) -> Void = { _ in }) {
         self.store = store
         metrics = AlertMetrics(registry: registry)
@@ -48,11 +51,12 @@ public final class AlertService: Sendable {
         senderConfiguration.maximumBackoff = configuration.maximumBackoff
         senderConfiguration.maxAttempts = configuration.maxAttempts
         senderConfiguration.loopbackOnly = configuration.loopbackOnly
-        let sender = AlertSender(store: store, configuration: senderConfiguration, metrics: metrics, logger: logger)
+        let sender = AlertSender(store: store, configuration: senderConfiguration, metrics: metrics, logger: logger,
+                                 holdsLease: holdsLease)
         self.sender = sender
         evaluator = AlertEvaluator(store: store, interval: configuration.tickInterval, logger: logger,
                                    clock: configuration.clock, usageSpacing: configuration.usageCheckInterval,
-                                   queued: { sender.notify() }, moved: moved)
+                                   holdsLease: holdsLease, queued: { sender.notify() }, moved: moved)
     }
 
     /// What time it is for the alerts (`Configuration.clock`).
@@ -66,6 +70,12 @@ public final class AlertService: Sendable {
     func stop() {
         evaluator.stop()
         sender.stop()
+    }
+
+    /// This node took the lease: deliver what the outbox holds now, and
+    /// evaluate from the next tick (`AlertEvaluator` reloads the rules).
+    func leaseTaken() {
+        sender.notify()
     }
 
     /// Reads the alert levels into the registry before `/metrics` is written.

@@ -14,9 +14,13 @@ final class MaintenanceWorker: Sendable {
     private let worker: WorkerThread
     private let work: WorkerThread.Work
 
-    init(name: String, interval: TimeInterval, pause: TimeInterval = 0.01, logger: Logger, pass: @escaping Pass) {
+    /// `holdsLease`: whether this node does the upkeep now; of several nodes
+    /// on one database, only the one holding the lease does (`NodeLink`).
+    init(name: String, interval: TimeInterval, pause: TimeInterval = 0.01, logger: Logger,
+         holdsLease: @escaping @Sendable () -> Bool, pass: @escaping Pass) {
         worker = WorkerThread(name: "sensei-\(name)")
         work = { round in
+            guard holdsLease() else { return interval }
             do {
                 if let summary = try pass({ round.pause(pause) }) {
                     logger.info("\(name): \(summary)")
@@ -37,8 +41,10 @@ extension MaintenanceWorker {
     /// Packs readings more than a day old into compressed blocks
     /// (`MaintenanceStore.runCompactionPass`), so an hour is packed within
     /// `interval` of becoming old enough.
-    static func compaction(store: any MaintenanceStore, interval: TimeInterval, logger: Logger) -> MaintenanceWorker {
-        MaintenanceWorker(name: "compaction", interval: interval, logger: logger) { betweenBatches in
+    static func compaction(store: any MaintenanceStore, interval: TimeInterval, logger: Logger,
+                           holdsLease: @escaping @Sendable () -> Bool) -> MaintenanceWorker {
+        MaintenanceWorker(name: "compaction", interval: interval, logger: logger,
+                          holdsLease: holdsLease) { betweenBatches in
             let pass = try store.runCompactionPass(now: .now(), betweenBatches: betweenBatches)
             guard pass.packedHours > 0 else { return nil }
             return """
@@ -50,8 +56,10 @@ extension MaintenanceWorker {
 
     /// Deletes readings past their sensor's retention
     /// (`MaintenanceStore.runRetentionSweep`).
-    static func retention(store: any MaintenanceStore, interval: TimeInterval, logger: Logger) -> MaintenanceWorker {
-        MaintenanceWorker(name: "retention", interval: interval, logger: logger) { betweenBatches in
+    static func retention(store: any MaintenanceStore, interval: TimeInterval, logger: Logger,
+                          holdsLease: @escaping @Sendable () -> Bool) -> MaintenanceWorker {
+        MaintenanceWorker(name: "retention", interval: interval, logger: logger,
+                          holdsLease: holdsLease) { betweenBatches in
             let sweep = try store.runRetentionSweep(now: .now(), betweenBatches: betweenBatches)
             guard sweep.deleted > 0 else { return nil }
             return """

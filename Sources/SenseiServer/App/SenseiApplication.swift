@@ -74,6 +74,8 @@ public final class SenseiApplication: Sendable {
     let streams: ReadingStreams
     private let compactor: MaintenanceWorker
     let alerts: AlertService
+    /// This node among the others on the database (one, on SQLite).
+    let link: any NodeLink
     private let mqttSubscriber: MQTTSubscriber?
     /// The background parts, in start order.
     private let services: [BackgroundService]
@@ -89,7 +91,8 @@ public final class SenseiApplication: Sendable {
         // One server a data directory, and none while `restore` swaps its database.
         let directoryLock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "sensei-server serve")
         let store: any SenseiStorage = if let database = configuration.database {
-            try PostgresStore(url: database, maxSensors: configuration.maxSensors, logger: logger)
+            try PostgresStore(url: database, node: configuration.node, maxSensors: configuration.maxSensors,
+                              logger: logger)
         } else {
             try SenseiStore(path: configuration.databasePath, maxSensors: configuration.maxSensors)
         }
@@ -97,10 +100,13 @@ public final class SenseiApplication: Sendable {
         authenticator = Authenticator(store: store, presharedToken: configuration.presharedToken, logger: logger)
         metrics = ServerMetrics()
         metrics.observeCommits(of: store)
-        streams = ReadingStreams(configuration: configuration.streams, store: store)
+        let link = store.nodeLink(node: configuration.node, logger: logger)
+        self.link = link
+        streams = ReadingStreams(configuration: configuration.streams, store: store) { link.relay($0) }
         let streams = streams
+        let holdsLease: @Sendable () -> Bool = { link.holdsLease }
         alerts = AlertService(store: store, configuration: configuration.alerts, registry: metrics.registry,
-                              logger: logger) { moved in
+                              logger: logger, holdsLease: holdsLease) { moved in
             for alert in moved { streams.publish(AlertEvent(.state, alert)) }
         }
         if let settings = configuration.mqtt {
@@ -109,9 +115,12 @@ public final class SenseiApplication: Sendable {
         } else {
             mqttSubscriber = nil
         }
-        router = Self.routes(store: store, metrics: metrics, streams: streams, alerts: alerts, mqtt: mqttSubscriber)
-        retentionSweeper = .retention(store: store, interval: configuration.retentionSweepInterval, logger: logger)
-        compactor = .compaction(store: store, interval: configuration.compactionInterval, logger: logger)
+        router = Self.routes(store: store, metrics: metrics, streams: streams, alerts: alerts, mqtt: mqttSubscriber,
+                             link: link)
+        retentionSweeper = .retention(store: store, interval: configuration.retentionSweepInterval, logger: logger,
+                                      holdsLease: holdsLease)
+        compactor = .compaction(store: store, interval: configuration.compactionInterval, logger: logger,
+                                holdsLease: holdsLease)
         let router = router
         let authenticator = authenticator
         let routeMetrics = RouteMetrics(registry: metrics.registry, router: router)
@@ -124,7 +133,7 @@ public final class SenseiApplication: Sendable {
         let started = Latch()
         self.started = started
         services = Self.services(
-            configuration: configuration, logger: logger, directoryLock: directoryLock, store: store,
+            configuration: configuration, logger: logger, directoryLock: directoryLock, store: store, link: link,
             alerts: alerts, compactor: compactor, retentionSweeper: retentionSweeper, http: http, streams: streams,
             mqtt: mqttSubscriber, started: started)
         runner = ServiceRunner(services: services, signals: configuration.shutdownSignals, logger: logger)
@@ -142,12 +151,14 @@ public final class SenseiApplication: Sendable {
     /// 5. retention and compaction: end after the batch under way;
     /// 6. alerts: the evaluator stops ticking, the sender finishes the
     ///    delivery in flight (the rest stays in the outbox for the next start);
+    /// 6b. the node link: stop following the other nodes, and give up the
+    ///    lease (PostgreSQL: another node takes the alerts and the upkeep);
     /// 7. the store: drain the group commit, checkpoint, close; release the
     ///    data directory;
     /// 8. the log: write out every line queued.
     private static func services(
         configuration: Configuration, logger: Logger, directoryLock: DataDirectoryLock, store: any SenseiStorage,
-        alerts: AlertService, compactor: MaintenanceWorker, retentionSweeper: MaintenanceWorker, http: HTTPServer,
+        link: any NodeLink, alerts: AlertService, compactor: MaintenanceWorker, retentionSweeper: MaintenanceWorker, http: HTTPServer,
         streams: ReadingStreams, mqtt: MQTTSubscriber?, started: Latch
     ) -> [BackgroundService] {
         var services: [BackgroundService] = []
@@ -164,6 +175,14 @@ public final class SenseiApplication: Sendable {
                                   }
                                   directoryLock.release()
                               }),
+            // Other nodes' alert events reach this node's streams; a rule
+            // changed through another node is reloaded here.
+            BackgroundService("node link", start: {
+                link.start(NodeDelivery(alert: { event in
+                    streams.publishHere(event)
+                    if event.isRuleChange { try? alerts.evaluator.refresh(id: event.ruleID) }
+                }, lease: { held in if held { alerts.leaseTaken() } }))
+            }, stop: link.stop),
             BackgroundService("alerts", start: alerts.start, stop: alerts.stop),
             BackgroundService("compaction", start: compactor.start, stop: compactor.stop),
             BackgroundService("retention", start: retentionSweeper.start, stop: retentionSweeper.stop),
@@ -182,13 +201,13 @@ public final class SenseiApplication: Sendable {
     }
 
     static func routes(store: any SenseiStorage, metrics: ServerMetrics, streams: ReadingStreams,
-                       alerts: AlertService, mqtt: MQTTSubscriber? = nil) -> Router {
+                       alerts: AlertService, mqtt: MQTTSubscriber? = nil, link: any NodeLink) -> Router {
         var router = Router()
-        HealthRoutes(mqtt: mqtt).addRoutes(to: &router)
+        HealthRoutes(mqtt: mqtt, link: link).addRoutes(to: &router)
         SensorRoutes(store: store, alerts: alerts, streams: streams).addRoutes(to: &router)
         ReadingRoutes(store: store, metrics: metrics).addRoutes(to: &router)
         LegacyRoutes(store: store, metrics: metrics).addRoutes(to: &router)
-        MetricsRoutes(store: store, metrics: metrics, alerts: alerts).addRoutes(to: &router)
+        MetricsRoutes(store: store, metrics: metrics, alerts: alerts, link: link).addRoutes(to: &router)
         StreamRoutes(store: store, streams: streams).addRoutes(to: &router)
         AlertRoutes(store: store, alerts: alerts, streams: streams).addRoutes(to: &router)
         AggregateRoutes(store: store).addRoutes(to: &router)

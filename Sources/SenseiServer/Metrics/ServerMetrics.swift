@@ -31,6 +31,9 @@ final class ServerMetrics: Sendable {
     private let connectionsOpen: Gauge
     private let requestsInFlight: Gauge
     private let residentMemory: Gauge
+    private let lease: Gauge
+    /// `sensei_database_info` is made at the first exposition (the link is not known before).
+    private let databaseNamed = Atomic<Bool>(false)
     /// Not held strongly: the server's handler holds the routes, which hold this.
     private let http = Mutex<WeakHTTPServer>(WeakHTTPServer())
 
@@ -55,6 +58,9 @@ final class ServerMetrics: Sendable {
             help: "HTTP requests received (their headers at least) and not yet answered and sent.")
         residentMemory = registry.makeGauge(
             name: "process_resident_memory_bytes", help: "Resident memory size in bytes.")
+        lease = registry.makeGauge(
+            name: "sensei_node_lease",
+            help: "1 while this node holds the lease: it evaluates and delivers alerts, compacts and sweeps.")
         let startTime = registry.makeGauge(
             name: "process_start_time_seconds", help: "Start time of the process since the Unix epoch in seconds.")
         startTime.set(to: ProcessStats.startTimeSeconds() ?? Double(time(nil)))
@@ -69,6 +75,8 @@ final class ServerMetrics: Sendable {
     func observeCommits(of store: any ReadingStore) {
         // The metrics, not `self`: the store would otherwise keep this alive.
         store.observeCommits(CommitObserver { [commits, commitWrites, commitReadings] commit in
+            // Another node's commit, told here for the stream: not this node's.
+            guard commit.writes > 0 else { return }
             commits.increment()
             commitWrites.record(Double(commit.writes))
             // MetricsTests checks the sum.
@@ -82,7 +90,12 @@ final class ServerMetrics: Sendable {
     }
 
     /// The exposition: the levels read now, then every metric.
-    func exposition(store: any SensorStore & MaintenanceStore) throws -> Response {
+    func exposition(store: any SensorStore & MaintenanceStore, link: any NodeLink) throws -> Response {
+        if !databaseNamed.exchange(true, ordering: .relaxed) {
+            registry.makeGauge(name: "sensei_database_info", labels: [("backend", link.backend), ("node", link.node)],
+                               help: "1, labelled with the database this node stores in and its name.").set(to: 1)
+        }
+        lease.set(to: link.holdsLease ? 1 : 0)
         databaseSize.set(to: Double(store.storedBytes()))
         sensors.set(to: Double(try store.sensorCount()))
         if let server = http.withLock({ $0.server }) {

@@ -82,7 +82,8 @@ final class PostgresConnections: Sendable {
         connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
-    private func connect() throws -> PostgresConnection {
+    /// A new connection, outside the pool (`PostgresNodeLink` keeps one).
+    func connect() throws -> PostgresConnection {
         let id = nextID.add(1, ordering: .relaxed).oldValue
         do {
             return try PostgresConnection.connect(on: group.next(), configuration: configuration, id: id,
@@ -163,7 +164,7 @@ struct PostgresSession {
     private func run<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as PSQLError where error.serverInfo == nil {
+        } catch let error as PSQLError where error.serverInfo == nil || error.isTransient {
             throw PostgresStoreError.unavailable(url: "PostgreSQL", reason: Self.describe(error))
         }
     }
@@ -178,6 +179,16 @@ struct PostgresSession {
 extension PSQLError {
     /// The SQLSTATE the server answered with, e.g. "23505" (unique violation).
     var sqlState: String? { serverInfo?[.sqlState] }
+
+    /// An answer that says "not now" rather than "not this": the connection
+    /// failed (class 08), the server is shutting down or starting (57P01–03),
+    /// it is a standby after a failover (25006 read-only), or the
+    /// transaction lost a deadlock or a serialization race (40001, 40P01).
+    /// The client's retry will do.
+    var isTransient: Bool {
+        guard let state = sqlState else { return false }
+        return state.hasPrefix("08") || ["57P01", "57P02", "57P03", "25006", "40001", "40P01"].contains(state)
+    }
 }
 
 /// What the PostgreSQL store throws of its own.

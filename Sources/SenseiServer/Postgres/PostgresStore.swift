@@ -22,9 +22,12 @@ public final class PostgresStore: Sendable {
     public static var schemaSQL: String { String(cString: sensei_schema_postgres_sql()) }
 
     public let url: DatabaseURL
+    /// This node's name (`--node-id`), on the events it writes for the others.
+    let node: String
     let connections: PostgresConnections
     let logger: Logger
-    /// On while the live stream has listeners: writes then keep what they stored.
+    /// Always on here: another node's stream or alert evaluator may want
+    /// what this node's writes stored (`PostgresTransactions.beforeCommit`).
     public let tap = ReadingTap()
     public let maxSensors: Int
     /// The writes of readings, grouped into one transaction each round
@@ -43,22 +46,37 @@ public final class PostgresStore: Sendable {
     /// Connects, and creates or checks the schema. `connections`: how many
     /// this node opens at most (PostgreSQL's own default limit is 100 for
     /// every node together).
-    public init(url: DatabaseURL, maxSensors: Int = SenseiStore.defaultMaxSensors, connections: Int = 8,
-                logger: Logger) throws {
+    public init(url: DatabaseURL, node: String = "sensei", maxSensors: Int = SenseiStore.defaultMaxSensors,
+                connections: Int = 8, logger: Logger) throws {
         self.url = url
+        self.node = node
         self.maxSensors = maxSensors
         self.logger = logger
         self.connections = try PostgresConnections(url: url, size: connections, logger: logger)
         try PostgresSchema.apply(Self.schemaSQL, version: Self.schemaVersion, with: self.connections)
-        groupCommit = GroupCommit(PostgresTransactions(connections: self.connections))
+        groupCommit = GroupCommit(PostgresTransactions(connections: self.connections, node: node))
+        tap.attach()
+    }
+
+    /// This node among the others on the database. What another node
+    /// committed is told to this node's commit observers (the live stream,
+    /// the alert evaluator) as a commit of no write of this node's.
+    func nodeLink(node: String, logger: Logger) -> any NodeLink {
+        let groupCommit = groupCommit
+        return PostgresNodeLink(connections: connections, node: self.node, logger: logger) { stored in
+            groupCommit.committed(writes: 0, stored: stored)
+        }
     }
 
     deinit {
         groupCommit.stop()
     }
 
-    /// Grows with every write this node commits.
-    public var changeCount: UInt64 { groupCommit.commits.load(ordering: .acquiring) }
+    /// New at every call: other nodes write the same database, and a cache
+    /// keyed by this node's commits (the sensor list's) would serve their
+    /// writes late. A read must see every acknowledged write, on any node.
+    public var changeCount: UInt64 { reads.add(1, ordering: .relaxed).newValue }
+    private let reads = Atomic<UInt64>(0)
 
     func observeCommits(_ observer: CommitObserver) {
         groupCommit.onCommit.withLock { $0.append(observer) }

@@ -4,6 +4,8 @@
 /// (no savepoints) fails as a whole and the group is run again isolated.
 struct PostgresTransactions: GroupTransactions {
     let connections: PostgresConnections
+    /// This node's name, on the events it writes for the others.
+    let node: String
 
     func writerLoop(_ body: () -> Void) {
         body()
@@ -25,5 +27,12 @@ struct PostgresTransactions: GroupTransactions {
             }
             throw error
         }
+    }
+
+    /// The readings this transaction stored, for the other nodes' streams
+    /// and alert evaluator, committed with them.
+    func beforeCommit(_ stored: [StoredReadings], in session: PostgresSession) throws {
+        guard stored.contains(where: { !$0.readings.isEmpty }) else { return }
+        try PostgresNodeLink.append(.readings(stored), node: node, in: session)
     }
 }

@@ -97,9 +97,7 @@ final class GroupCommit<Transactions: GroupTransactions>: Sendable {
             } catch is WriteFailed {
                 try transaction(writes, isolating: true)
             }
-            var stored: [StoredReadings] = []
-            for write in writes { write.report(into: &stored) }
-            committed(writes: writes.count, stored: stored)
+            committed(writes: writes.count, stored: Self.stored(by: writes))
         } catch {
             // The transaction could not begin or commit: nothing in it was stored.
             for write in writes { write.refuse(error) }
@@ -137,7 +135,15 @@ final class GroupCommit<Transactions: GroupTransactions>: Sendable {
                     write.refuse(error)
                 }
             }
+            try transactions.beforeCommit(Self.stored(by: writes), in: session)
         }
+    }
+
+    /// What the writes that succeeded stored, in their order.
+    private static func stored(by writes: [any QueuedWrite<Session>]) -> [StoredReadings] {
+        var stored: [StoredReadings] = []
+        for write in writes { write.report(into: &stored) }
+        return stored
     }
 }
 
@@ -152,6 +158,13 @@ protocol GroupTransactions: Sendable {
     func transaction(_ body: (Session) throws -> Void) throws
     /// `body` in a savepoint of the open transaction, rolled back to it when it throws.
     func savepoint(in session: Session, _ body: () throws -> Void) throws
+    /// Last in each transaction, with what its writes stored: PostgreSQL
+    /// tells the other nodes here (`PostgresNodeLink`), in the same commit.
+    func beforeCommit(_ stored: [StoredReadings], in session: Session) throws
+}
+
+extension GroupTransactions {
+    func beforeCommit(_ stored: [StoredReadings], in session: Session) throws {}
 }
 
 /// Waiting for a write's completion.

@@ -1,3 +1,4 @@
+import Logging
 import Foundation
 import SenseiModels
 
@@ -13,9 +14,16 @@ protocol MaintenanceStore: AnyObject, Sendable {
     func storedBytes() -> Int
     /// Finishes queued writes, then closes.
     func close() throws
+    /// This node among the others on the database (`node`: `--node-id`).
+    func nodeLink(node: String, logger: Logger) -> any NodeLink
 }
 
 extension SenseiStore: MaintenanceStore {
+    /// A data directory has one server (`DataDirectoryLock`).
+    func nodeLink(node: String, logger: Logger) -> any NodeLink {
+        SoleNode(node: node)
+    }
+
     func runCompactionPass(now: Timestamp, betweenBatches: () throws -> Bool) throws -> CompactionPass {
         try compact(now: now, betweenBatches: betweenBatches)
     }

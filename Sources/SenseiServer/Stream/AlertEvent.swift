@@ -66,3 +66,17 @@ struct AlertEvent: Sendable {
         return bytes
     }
 }
+
+extension AlertEvent {
+    /// An alert event as it travels to the other nodes on one database
+    /// (`NodeEvent.alert`): what their streams send, to whom, and whether the
+    /// rule itself changed (the lease holder's evaluator then reloads it).
+    struct Relayed: Sendable {
+        let ruleID: Int64
+        let isRuleChange: Bool
+        let sensorIDs: Set<Int64>
+        let bytes: [UInt8]
+    }
+
+    var relayed: Relayed { Relayed(ruleID: ruleID, isRuleChange: change != .state, sensorIDs: sensorIDs, bytes: bytes) }
+}

@@ -47,9 +47,14 @@ public final class ReadingStreams: Sendable {
     private let state = Mutex(State())
     private let ticker = WorkerThread(name: "sensei-streams")
 
-    init(configuration: Configuration, store: any ReadingStore) {
+    /// Tells the other nodes of an alert event published here (`NodeLink`).
+    private let relay: @Sendable (AlertEvent.Relayed) -> Void
+
+    init(configuration: Configuration, store: any ReadingStore,
+         relay: @escaping @Sendable (AlertEvent.Relayed) -> Void = { _ in }) {
         self.configuration = configuration
         self.tap = store.tap
+        self.relay = relay
         store.observeCommits(CommitObserver { [weak self] commit in self?.publish(commit.stored) })
     }
 
@@ -136,12 +141,20 @@ public final class ReadingStreams: Sendable {
     /// Sends an alert rule's change to the listeners watching every sensor
     /// or one of its sensors. Not counted against a listener's `limit`
     /// (readings); a listener too far behind is cut as for readings.
+    /// Other nodes' listeners get it too.
     func publish(_ event: AlertEvent) {
+        let relayed = event.relayed
+        publishHere(relayed)
+        relay(relayed)
+    }
+
+    /// Sends an alert event to this node's listeners only: one of this
+    /// node's, or one another node relayed.
+    func publishHere(_ event: AlertEvent.Relayed) {
         let listeners = state.withLock { Array($0.listeners.values) }
         let wanting = listeners.filter { $0.watch.sensorIDs.map { !$0.isDisjoint(with: event.sensorIDs) } ?? true }
         guard !wanting.isEmpty else { return }
-        let bytes = event.bytes
-        for listener in wanting { listener.stream.send(bytes) }
+        for listener in wanting { listener.stream.send(event.bytes) }
     }
 
     /// `event: reading` with the reading as JSON (`LiveReading`) on its `data:` line.

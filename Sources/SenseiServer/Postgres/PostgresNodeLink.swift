@@ -1,0 +1,193 @@
+import Dispatch
+import Logging
+import NIOCore
+import PostgresNIO
+import SenseiModels
+import Synchronization
+
+/// This node among the others on one PostgreSQL database: one connection of
+/// its own, outside the pool, that holds the lease and listens.
+///
+/// - The lease is a session advisory lock (`pg_try_advisory_lock`): held while
+///   this connection lives, so a node that dies, or loses its connection,
+///   leaves it to another within a round (a quarter of a second) of
+///   PostgreSQL noticing. A node tries for it once a second.
+/// - The others' events (`node_events`, written in the transactions they tell
+///   of) are read in (xid, id) order, only from transactions older than every
+///   one still running (`pg_snapshot_xmin`): a transaction that began first
+///   but commits last is read when it commits, never skipped. `NOTIFY
+///   sensei_events` wakes the link at once; without it (missed while
+///   reconnecting) the next round reads what came, so nothing is lost.
+final class PostgresNodeLink: NodeLink {
+    /// The advisory lock's key: "sensei" in ASCII.
+    static let leaseKey: Int64 = 0x7365_6E73_6569
+    /// How long events stay for a node that was away.
+    static let eventLifetime: Int64 = 10 * 60 * 1000
+
+    let node: String
+    var backend: String { "postgresql" }
+    private let connections: PostgresConnections
+    private let logger: Logger
+    private let worker = WorkerThread(name: "sensei-node-link")
+    private let leaseHeld = Atomic<Bool>(false)
+    /// Relays leave on this queue, in order, off the caller's thread.
+    private let relays = DispatchQueue(label: "sensei-node-relays")
+    /// Touched only on the worker's thread.
+    private let link = Mutex(LinkState())
+
+    private struct LinkState {
+        var connection: PostgresConnection?
+        /// The last event read: (xid as text, id).
+        var cursor: (xid: String, id: Int64)?
+        var lastLeaseTry = ContinuousClock.Instant.now - .seconds(10)
+        var lastCleanup = ContinuousClock.Instant.now
+        var reportedDown = false
+    }
+
+    /// Where another node's readings go: the store's commit observers.
+    private let committedElsewhere: @Sendable ([StoredReadings]) -> Void
+
+    init(connections: PostgresConnections, node: String, logger: Logger,
+         committedElsewhere: @escaping @Sendable ([StoredReadings]) -> Void) {
+        self.connections = connections
+        self.node = node
+        self.logger = logger
+        self.committedElsewhere = committedElsewhere
+    }
+
+    var holdsLease: Bool { leaseHeld.load(ordering: .acquiring) }
+
+    func start(_ delivery: NodeDelivery) {
+        worker.start { [self] _ in round(delivery) }
+    }
+
+    func stop() {
+        worker.stop()
+        relays.sync {}
+        link.withLock { state in
+            // Closing the session releases the lease at once.
+            if let connection = state.connection { PostgresConnections.discard(connection) }
+            state.connection = nil
+        }
+        leaseHeld.store(false, ordering: .releasing)
+    }
+
+    func relay(_ event: AlertEvent.Relayed) {
+        relays.async { [self] in
+            do {
+                try connections.withSession { try Self.append(.alert(event), node: node, in: $0) }
+            } catch {
+                logger.warning("telling the other nodes of an alert event failed: \(error)")
+            }
+        }
+    }
+
+    /// Writes `event` for the others, in the session's transaction if one is
+    /// open (the group commit's: the event commits with what it tells of).
+    static func append(_ event: NodeEvent, node: String, in session: PostgresSession) throws {
+        try session.execute("""
+            WITH e AS (INSERT INTO node_events (node, kind, body, at)
+                       VALUES (\(node), \(event.kind), \(event.body), \(Timestamp.now().milliseconds)))
+            SELECT pg_notify('sensei_events', '')
+            """)
+    }
+
+    /// One round: connect if need be, try for the lease, read what came.
+    private func round(_ delivery: NodeDelivery) -> Double {
+        do {
+            let connection = try connected()
+            try tryForLease(on: connection, delivery)
+            try readEvents(on: connection, delivery)
+            try cleanUp(on: connection)
+            link.withLock { $0.reportedDown = false }
+            return 0.25
+        } catch {
+            let firstTime = link.withLock { state in
+                if let connection = state.connection { PostgresConnections.discard(connection) }
+                state.connection = nil
+                defer { state.reportedDown = true }
+                return !state.reportedDown
+            }
+            if leaseHeld.exchange(false, ordering: .acquiringAndReleasing) {
+                logger.warning("this node lost the lease (alerts, compaction, retention): \(error)")
+                delivery.lease(false)
+            } else if firstTime {
+                logger.warning("following the other nodes failed; retrying: \(error)")
+            }
+            return 1
+        }
+    }
+
+    private func connected() throws -> PostgresConnection {
+        if let connection = link.withLock({ $0.connection }), !connection.isClosed { return connection }
+        if let stale = link.withLock({ $0.connection }) { PostgresConnections.discard(stale) }
+        let connection = try connections.connect()
+        let worker = worker
+        connection.addListener(channel: "sensei_events") { _, _ in worker.wake() }
+        link.withLock { $0.connection = connection }
+        // Lost with the old connection, if any.
+        if leaseHeld.load(ordering: .acquiring) { throw PostgresStoreError.unavailable(url: "PostgreSQL", reason: "the lease's connection closed") }
+        return connection
+    }
+
+    private func tryForLease(on connection: PostgresConnection, _ delivery: NodeDelivery) throws {
+        guard !holdsLease else { return }
+        let now = ContinuousClock.now
+        let due = link.withLock { state in
+            guard now - state.lastLeaseTry >= .seconds(1) else { return false }
+            state.lastLeaseTry = now
+            return true
+        }
+        guard due else { return }
+        let session = PostgresSession(connection: connection, logger: logger)
+        let taken = try session.row("SELECT pg_try_advisory_lock(\(Self.leaseKey))")?.decode(Bool.self) ?? false
+        guard taken else { return }
+        leaseHeld.store(true, ordering: .releasing)
+        logger.notice("this node (\(node)) holds the lease: it evaluates and delivers alerts, compacts and sweeps")
+        delivery.lease(true)
+    }
+
+    private func readEvents(on connection: PostgresConnection, _ delivery: NodeDelivery) throws {
+        let session = PostgresSession(connection: connection, logger: logger)
+        var cursor = try link.withLock { $0.cursor } ?? startingCursor(session)
+        while true {
+            let rows = try session.rows("""
+                SELECT xid::text, id, node, kind, body FROM node_events
+                WHERE (xid, id) > (\(cursor.xid)::text::xid8, \(cursor.id))
+                  AND xid < pg_snapshot_xmin(pg_current_snapshot())
+                ORDER BY xid, id LIMIT 200
+                """)
+            for row in rows {
+                let (xid, id, origin, kind, body) = try row.decode((String, Int64, String, Int16, ByteBuffer).self)
+                cursor = (xid, id)
+                guard origin != node, let event = NodeEvent(kind: kind, body: body) else { continue }
+                switch event {
+                case .readings(let written): committedElsewhere(written)
+                case .alert(let event): delivery.alert(event)
+                }
+            }
+            link.withLock { $0.cursor = cursor }
+            if rows.count < 200 { return }
+        }
+    }
+
+    /// Where a starting node begins: after every transaction already over.
+    private func startingCursor(_ session: PostgresSession) throws -> (xid: String, id: Int64) {
+        let xmin = try session.row("SELECT pg_snapshot_xmin(pg_current_snapshot())::text")?.decode(String.self) ?? "0"
+        return (xmin, -1)
+    }
+
+    /// The lease holder deletes events no node needs any more, once a minute.
+    private func cleanUp(on connection: PostgresConnection) throws {
+        guard holdsLease else { return }
+        let now = ContinuousClock.now
+        let due = link.withLock { state in
+            guard now - state.lastCleanup >= .seconds(60) else { return false }
+            state.lastCleanup = now
+            return true
+        }
+        guard due else { return }
+        let session = PostgresSession(connection: connection, logger: logger)
+        try session.execute("DELETE FROM node_events WHERE at < \(Timestamp.now().milliseconds - Self.eventLifetime)")
+    }
+}
