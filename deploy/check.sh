@@ -346,7 +346,7 @@ start_node() { # name port: starts it (pid in $node_pid) and waits until it list
     node_pid=$!
     pids+=("$node_pid")
     for _ in $(seq 100); do
-        grep -q "listening on http://127.0.0.1:$port" "$log" && return 0
+        grep -qs "listening on http://127.0.0.1:$port" "$log" && return 0  # -s: the log may not exist yet
         sleep 0.1
     done
     cat "$log" >&2

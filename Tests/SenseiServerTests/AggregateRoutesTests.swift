@@ -7,7 +7,7 @@ import SenseiTestSupport
 /// `GET /sensors/<id>/aggregates` on the real server: every minute and hour
 /// row, paged however the client pages, equals what the readings alone give,
 /// however they arrived (late, replaced, swept by retention).
-@Suite("Aggregate routes", .serialized, .ownThread)
+@Suite("Aggregate routes", .serialized, .ownThread, .sqliteOnly)
 struct AggregateRoutesTests {
     static let minute: Int64 = 60_000
     static let hour: Int64 = 3_600_000

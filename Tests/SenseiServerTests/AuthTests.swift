@@ -197,7 +197,7 @@ struct AuthTests {
             let directoryAttributes = try FileManager.default.attributesOfItem(atPath: configuration.dataDirectory)
             #expect((directoryAttributes[.posixPermissions] as? Int) == 0o700)
             let secret = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            let tokens = try application.store.tokens()
+            let tokens = try application.tokens.tokens()
             #expect(tokens.count == 1)
             #expect(tokens.first?.scope == .admin)
             let client = TestHTTPClient(port: application.port, token: secret)

@@ -8,7 +8,7 @@ import Synchronization
 
 /// `sensei-server backup` and `restore`, run as the real binary against
 /// servers that are serving (and ingesting) at the time.
-@Suite("Backup and restore", .ownThread)
+@Suite("Backup and restore", .ownThread, .sqliteOnly)
 struct BackupTests {
     @Test func backupWhileIngestingHoldsEveryAcknowledgedReading() async throws {
         try await withTemporaryDirectory { directory in

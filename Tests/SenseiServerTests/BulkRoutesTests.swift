@@ -7,7 +7,7 @@ import SenseiTestSupport
 /// `GET /readings` and `GET /aggregates`: every sensor in one paged read, on
 /// the real server. Whatever the page size, the pages put together are each
 /// sensor's range exactly as its own route gives it.
-@Suite("Bulk routes", .serialized, .ownThread)
+@Suite("Bulk routes", .serialized, .ownThread, .sqliteOnly)
 struct BulkRoutesTests {
     static let minute: Int64 = 60_000
     static let hour: Int64 = 3_600_000

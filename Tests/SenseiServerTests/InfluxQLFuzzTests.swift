@@ -19,7 +19,7 @@ struct InfluxQLFuzzTests {
                 + "big,k=v n=9000000000000000000i 1700000000\nbig,k=v n=9000000000000000000i 1700000060\n"
             #expect(try server.writer.request("POST", "/write?db=home&precision=s", body: Array(lines.utf8)).status == 204)
             // Past what nanoseconds hold (1677 to 2262): out of InfluxQL's reach, never a trap.
-            try server.store.insertReadings([ReadingInput(timestamp: Timestamp(rfc3339: "2300-01-01T00:00:00Z")!, value: 1),
+            try server.insertReadings([ReadingInput(timestamp: Timestamp(rfc3339: "2300-01-01T00:00:00Z")!, value: 1),
                                              ReadingInput(timestamp: Timestamp(rfc3339: "1600-01-01T00:00:00Z")!, value: 2)],
                                             into: .code("far_future"), createIfMissing: true)
             var random = SplitMix64(seed: 24_2411)

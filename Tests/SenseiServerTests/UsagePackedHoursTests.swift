@@ -133,7 +133,7 @@ struct UsagePackedHoursTests {
 
     /// The route, on the real server: by hour in a half-hour zone (every
     /// packed hour straddles one) and by day in Berlin (none does).
-    @Test func routeIsTheSameEveryWay() async throws {
+    @Test(.sqliteOnly) func routeIsTheSameEveryWay() async throws {
         try await withTestServer { server in
             for chunk in stride(from: 0, to: Self.gauge.count, by: 2_000) {
                 let items = Self.gauge[chunk..<min(chunk + 2_000, Self.gauge.count)].map {
