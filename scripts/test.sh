@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build needs and runs every test (extra arguments go to swift test).
+# Two passes: the whole suite on SQLite (the default), then the server's
+# behaviour tests again on a real PostgreSQL the tests start themselves
+# (SENSEI_TEST_BACKEND=postgresql; tests of SQLite itself skip there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -8,3 +11,5 @@ scripts/install-deps.sh
 INFLUX_INSPECT=$(scripts/influx-inspect.sh)
 export INFLUX_INSPECT
 swift test "$@"
+echo "=== the server's tests again on PostgreSQL"
+SENSEI_TEST_BACKEND=postgresql swift test --skip-build --filter SenseiServerTests "$@"

@@ -20,16 +20,17 @@ extension BlockingSuites {
         @Test func aWriteThroughOneNodeIsReadAndStreamedThroughTheOther() throws {
             try withCluster(["a", "b"]) { cluster in
                 let (a, b) = (cluster.client(0), cluster.client(1))
+                #expect(try a.post("/sensors/porch/data", json: #"{"value":20}"#).status == 201)
+                // Acknowledged by A: B reads it at once.
+                #expect(try b.get("/sensors/porch").json["count"] == .number(1))
                 let stream = try EventStreamReader(client: b, path: "/stream?sensor=porch")
                 let posted = ContinuousClock.now
                 #expect(try a.post("/sensors/porch/data", json: #"{"value":21.5}"#).status == 201)
-                // Acknowledged by A: B reads it at once.
-                #expect(try b.get("/sensors/porch").json["count"] == .number(1))
                 let event = try #require(try stream.nextEvent(within: 5))
                 let delay = ContinuousClock.now - posted
                 print("several nodes: a reading written through node a reached node b's stream in \(delay)")
                 #expect(event.name == "reading")
-                #expect(event.data["code"] == .string("porch") && event.data["value"] == .number(21.5))
+                #expect(event.data["sensor"] == .string("porch") && event.data["value"] == .number(21.5))
                 #expect(delay < .seconds(2))
 
                 // A token revoked through the command stops working on every node within 2 s.
@@ -133,7 +134,14 @@ extension BlockingSuites {
                     """#)
                 #expect(created.status == 201)
                 let id = try #require(try created.json["id"]?.intValue)
+                let stream = try EventStreamReader(client: cluster.client(other), path: "/stream?sensor=boiler")
                 #expect(try cluster.client(other).post("/sensors/boiler/data", json: #"{"value":90}"#).status == 201)
+                // The holder's evaluation reaches this node's stream as an alert event.
+                var firing: JSONValue?
+                while firing == nil, let event = try stream.nextEvent(within: 5) {
+                    if event.name == "alert" { firing = event.data }
+                }
+                #expect(firing?["change"] == .string("state") && firing?["alert"]?["state"] == .string("firing"))
                 #expect(waitUntil(seconds: 10) { receiver.accepted.count == 1 })
                 #expect(receiver.accepted.first?.json?["state"] == .string("firing"))
                 #expect(try cluster.client(other).get("/alerts/\(id)").json["state"] == .string("firing"))

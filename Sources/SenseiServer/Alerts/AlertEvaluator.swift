@@ -141,8 +141,10 @@ final class AlertEvaluator: Sendable {
 
     /// A rule's state as the evaluator holds it (ahead of the database by
     /// at most a commit).
+    /// nil while another node evaluates: the database's is the state then.
     func status(of id: Int64) -> AlertStatus? {
-        table.withLock { $0.entries[id]?.status }
+        guard loaded.load(ordering: .acquiring) else { return nil }
+        return table.withLock { $0.entries[id]?.status }
     }
 
     /// Changes decided and not yet committed (with their notifications):

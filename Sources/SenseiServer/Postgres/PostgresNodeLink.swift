@@ -19,8 +19,9 @@ import Synchronization
 ///   sensei_events` wakes the link at once; without it (missed while
 ///   reconnecting) the next round reads what came, so nothing is lost.
 final class PostgresNodeLink: NodeLink {
-    /// The advisory lock's key: "sensei" in ASCII.
-    static let leaseKey: Int64 = 0x7365_6E73_6569
+    /// The advisory lock's key: the schema's transaction holds `lockKey`,
+    /// sensor creation `lockKey + 1`.
+    static let leaseKey: Int64 = PostgresSchema.lockKey + 2
     /// How long events stay for a node that was away.
     static let eventLifetime: Int64 = 10 * 60 * 1000
 
