@@ -176,7 +176,12 @@ import SenseiModels
         }
     }
 
-    @Test func messagesQueuedWhileTheServerWasStopped() async throws {
+    // On PostgreSQL a stopping server leaves its shared subscription so that
+    // other nodes take its share; alone, nothing is queued for it meanwhile
+    // (docs/mqtt.md, "Several nodes"). A killed node's session still holds
+    // its share: MQTTSharedSubscriptionTests.
+    @Test(.enabled(if: TestBackend.current == .sqlite, "on PostgreSQL a graceful stop unsubscribes"))
+    func messagesQueuedWhileTheServerWasStopped() async throws {
         try await withBroker { broker in
             try await withTemporaryDirectory { data in
                 try await withTestServer(dataDirectory: data, configure: { $0.subscribe(to: broker) }) { server in

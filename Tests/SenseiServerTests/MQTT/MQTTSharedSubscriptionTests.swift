@@ -196,8 +196,17 @@ extension BlockingSuites {
                 try withScratchDirectory { directory in
                     let hub = try Hub(directory: directory, broker: broker)
                     defer { hub.stop() }
-                    try hub.waitUntilBothTakeMessages()
-                    try body(hub)
+                    do {
+                        try hub.waitUntilBothTakeMessages()
+                        try body(hub)
+                    } catch {
+                        // What the nodes said, but for their request lines.
+                        let said = { (node: Node) in
+                            "port \(node.client.port): " + node.server.log.split(separator: "\n")
+                                .filter { !$0.contains(" request=") }.suffix(40).joined(separator: "\n")
+                        }
+                        throw HTTPClientError(description: "\(error)\nnode a, \(said(hub.a))\nnode b, \(said(hub.b))")
+                    }
                 }
             }
         }
