@@ -110,8 +110,12 @@ public final class SenseiApplication: Sendable {
             for alert in moved { streams.publish(AlertEvent(.state, alert)) }
         }
         if let settings = configuration.mqtt {
-            mqttSubscriber = MQTTSubscriber(settings: settings, sink: StoreMQTTSink(store: store),
-                                            metrics: MQTTMetrics(registry: metrics.registry), logger: logger)
+            // On PostgreSQL this server may be one node of several: a session
+            // of its own and a shared subscription (`MQTTSubscriber`).
+            mqttSubscriber = MQTTSubscriber(settings: settings, node: configuration.database == nil ? nil : configuration.node,
+                                            sink: StoreMQTTSink(store: store),
+                                            metrics: MQTTMetrics(registry: metrics.registry), logger: logger,
+                                            othersSubscribed: { link.othersAlive() })
         } else {
             mqttSubscriber = nil
         }
@@ -143,7 +147,8 @@ public final class SenseiApplication: Sendable {
     /// the reverse order, each once the one before it has stopped:
     /// 1. wait for `start` to be over, and announce it ("stopping");
     /// 2. MQTT: say goodbye to the broker, after committing what was read
-    ///    (the store still takes writes); the broker keeps the session;
+    ///    (the store still takes writes); the broker keeps the session; on
+    ///    PostgreSQL it unsubscribes first, so the other nodes take its share;
     /// 3. the live streams: end them, and refuse new ones with 503 "the server
     ///    is stopping" (open, they would hold HTTP's shutdown for its grace);
     /// 4. HTTP: stop accepting, finish the requests in flight (their writes

@@ -72,8 +72,9 @@ struct ServeCommand: ParsableCommand {
             help: "Subscribe to a topic filter whose payloads are numbers, ON/OFF/true/false or JSON objects (repeatable).")
     var mqttTopics: [String] = []
 
-    @Option(name: .customLong("mqtt-client-id"), help: "The MQTT client id: the persistent session the broker keeps.")
-    var mqttClientID = "sensei-server"
+    @Option(name: .customLong("mqtt-client-id"),
+            help: "The MQTT client id: the persistent session the broker keeps (default: sensei-server; with --database, sensei-<node id>, a session for each node).")
+    var mqttClientID: String?
 
     /// --mqtt, else SENSEI_MQTT_URL; nil when neither is set.
     private var mqttBroker: String? {
@@ -112,7 +113,10 @@ struct ServeCommand: ParsableCommand {
         }
         if let mqttBroker {
             _ = try MQTTBrokerURL(parsing: mqttBroker)
-            if let problem = MQTTSettings.problem(presets: mqttPresets, topics: mqttTopics, clientID: mqttClientID) {
+            // Only --node-id can make the default client id too long (a host name is at most 64 bytes).
+            let node = try data.databaseURL() == nil ? nil : nodeID
+            if let problem = MQTTSettings.problem(presets: mqttPresets, topics: mqttTopics, clientID: mqttClientID,
+                                                  node: node) {
                 throw ValidationError(problem)
             }
             guard !mqttPresets.isEmpty || !mqttTopics.isEmpty else {

@@ -43,11 +43,28 @@ public enum MQTTConnectionState: Int, Sendable {
 /// are the next batch. (QoS 2 is not asked for: libmosquitto sends PUBREC, after
 /// which the broker forgets the message, before the application sees it.)
 /// `mosquitto_manual_ack` would say this directly, but Debian 12's 2.0.11 has none.
+///
+/// On PostgreSQL, several servers (nodes) may share one database: each then
+/// subscribes to `$share/sensei/<filter>`, so the broker hands each message to
+/// one node (the topic delivered is still the real one, so mapping is
+/// unchanged), and each has a session of its own (`MQTTSettings.clientID`).
+/// Mosquitto goes on giving a member whose client is away its share, queued
+/// in its session: a node that stops gracefully unsubscribes first
+/// (`leaveShare`), and one killed outright gets that queue when it returns.
+/// (Mosquitto takes `$share` from MQTT 3.1.1 clients too, so the protocol
+/// stays 3.1.1.)
 final class MQTTSubscriber: @unchecked Sendable {
     struct Configuration: Sendable {
         var broker: MQTTBrokerURL
         var caFile: String?
         var clientID = "sensei-server"
+        /// Each filter subscribed as `$share/<group>/<filter>`; nil: plain
+        /// subscriptions (the one server on SQLite, and brokers without `$share`).
+        var shareGroup: String?
+        /// A graceful stop on a shared subscription, in seconds: the most to
+        /// wait for the UNSUBACK, then for what the broker had queued for this
+        /// session before it, which ends when nothing came for `quiet`.
+        var leaving: (unsubscribe: Double, drain: Double, quiet: Double) = (2, 3, 0.5)
         var keepalive: Int32 = 30
         /// Reconnect backoff: doubles from the first to the last.
         var retryDelays: (first: Double, last: Double) = (0.5, 15)
@@ -70,22 +87,44 @@ final class MQTTSubscriber: @unchecked Sendable {
     /// Touched only by the network thread (the callbacks run on it too).
     private var pending: [MQTTPoint] = []
     private var pendingMessages = 0
+    /// Messages read since the start: how `leaveShare` sees the queue drain.
+    private var messagesRead = 0
+    private let othersSubscribed: @Sendable () -> Bool
+    /// UNSUBSCRIBEs sent and not yet acknowledged, by message id.
+    private var unacknowledgedUnsubscribes: Set<Int32> = []
 
-    convenience init(settings: MQTTSettings, sink: any MQTTPointSink, metrics: MQTTMetrics, logger: Logger) {
+    /// `node`: this server's name when it runs on PostgreSQL, one node of
+    /// possibly several (a session of its own, a shared subscription); nil on SQLite.
+    /// `othersSubscribed`: whether another node is up to take this node's
+    /// share when it stops (else it keeps its subscriptions, and the broker
+    /// keeps its messages in the session, as for the one server on SQLite).
+    convenience init(settings: MQTTSettings, node: String? = nil, sink: any MQTTPointSink, metrics: MQTTMetrics,
+                     logger: Logger, othersSubscribed: @escaping @Sendable () -> Bool = { true }) {
         var configuration = Configuration(broker: settings.broker)
         configuration.caFile = settings.caFile
-        configuration.clientID = settings.clientID
+        configuration.clientID = MQTTSettings.clientID(settings.clientID, node: node)
+        configuration.shareGroup = node == nil ? nil : MQTTSettings.shareGroup
         configuration.retryDelays = settings.retryDelays
-        self.init(configuration: configuration, mapper: settings.mapper, sink: sink, metrics: metrics, logger: logger)
+        self.init(configuration: configuration, mapper: settings.mapper, sink: sink, metrics: metrics, logger: logger,
+                  othersSubscribed: othersSubscribed)
     }
 
     init(configuration: Configuration, mapper: MQTTMessageMapper, sink: any MQTTPointSink,
-         metrics: MQTTMetrics, logger: Logger) {
+         metrics: MQTTMetrics, logger: Logger, othersSubscribed: @escaping @Sendable () -> Bool = { true }) {
+        self.othersSubscribed = othersSubscribed
         self.configuration = configuration
         self.mapper = mapper
         self.sink = sink
         self.metrics = metrics
         self.logger = logger
+    }
+
+    var clientID: String { configuration.clientID }
+    var isShared: Bool { configuration.shareGroup != nil }
+
+    /// The filters as subscribed.
+    private var filters: [String] {
+        mapper.subscriptions.map { filter in configuration.shareGroup.map { "$share/\($0)/\(filter)" } ?? filter }
     }
 
     var state: MQTTConnectionState { MQTTConnectionState(rawValue: stateValue.load(ordering: .acquiring)) ?? .connecting }
@@ -97,14 +136,16 @@ final class MQTTSubscriber: @unchecked Sendable {
         thread.start()
     }
 
-    /// Commits what was read, says goodbye to the broker (the session stays),
-    /// and ends the network thread; waits for it a few seconds at most, since
+    /// Commits what was read, leaves a shared subscription (`leaveShare`),
+    /// says goodbye to the broker (the session stays), and ends the network
+    /// thread; waits for it a few seconds at most past leaving's bounds, since
     /// a connect to an unreachable host may hold it longer.
     func stop() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         wake.signal()
-        if finished.wait(timeout: .now() + 5) == .timedOut {
-            logger.warning("MQTT: the network thread did not stop within 5 s")
+        let bound = configuration.leaving.unsubscribe + configuration.leaving.drain + 5
+        if finished.wait(timeout: .now() + bound) == .timedOut {
+            logger.warning("MQTT: the network thread did not stop within \(Int(bound)) s")
         }
     }
 
@@ -142,6 +183,7 @@ final class MQTTSubscriber: @unchecked Sendable {
             }
         }
         flush()
+        leaveShare(mosq)
         if mosquitto_socket(mosq) >= 0 {
             mosquitto_disconnect(mosq)
             _ = mosquitto_loop_write(mosq, 1)
@@ -156,6 +198,7 @@ final class MQTTSubscriber: @unchecked Sendable {
         mosquitto_connect_callback_set(mosq, mqttConnected)
         mosquitto_disconnect_callback_set(mosq, mqttDisconnected)
         mosquitto_message_callback_set(mosq, mqttMessage)
+        mosquitto_unsubscribe_callback_set(mosq, mqttUnsubscribed)
         let broker = configuration.broker
         if broker.username != nil || broker.password != nil {
             try check(mosquitto_username_pw_set(mosq, broker.username, broker.password), "setting the user")
@@ -183,30 +226,89 @@ final class MQTTSubscriber: @unchecked Sendable {
     /// The connected loop; returns why the connection ended (nil: stopping).
     private func serve(_ mosq: OpaquePointer) -> String? {
         while !isStopping {
-            let socket = mosquitto_socket(mosq)
-            guard socket >= 0 else { return "connection closed" }
-            let wantWrite = mosquitto_want_write(mosq)
-            var poller = pollfd(fd: socket, events: Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0), revents: 0)
-            let ready = poll(&poller, 1, 250)
-            if ready > 0, poller.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                // Everything already here is one batch, up to the limit.
-                repeat {
-                    let rc = mosquitto_loop_read(mosq, 1)
-                    guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-                        flush()
-                        return Self.describe(rc)
-                    }
-                } while pendingMessages < configuration.batchLimit && Self.isReadable(mosquitto_socket(mosq))
-                flush()
-            }
-            if mosquitto_want_write(mosq) {
-                let rc = mosquitto_loop_write(mosq, 1)
-                guard rc == MOSQ_ERR_SUCCESS.rawValue else { return Self.describe(rc) }
-            }
-            let rc = mosquitto_loop_misc(mosq)
-            guard rc == MOSQ_ERR_SUCCESS.rawValue else { return Self.describe(rc) }
+            if let problem = turn(mosq, waiting: 250) { return problem }
         }
         return nil
+    }
+
+    /// One turn of the connected loop: waits up to `milliseconds` for the
+    /// socket, reads and commits what is there, then writes what is queued
+    /// (the PUBACKs of what was just committed). Returns why the connection
+    /// ended, or nil.
+    private func turn(_ mosq: OpaquePointer, waiting milliseconds: Int32) -> String? {
+        let socket = mosquitto_socket(mosq)
+        guard socket >= 0 else { return "connection closed" }
+        let wantWrite = mosquitto_want_write(mosq)
+        var poller = pollfd(fd: socket, events: Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0), revents: 0)
+        let ready = poll(&poller, 1, milliseconds)
+        if ready > 0, poller.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+            // Everything already here is one batch, up to the limit.
+            repeat {
+                let rc = mosquitto_loop_read(mosq, 1)
+                guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+                    flush()
+                    return Self.describe(rc)
+                }
+            } while pendingMessages < configuration.batchLimit && Self.isReadable(mosquitto_socket(mosq))
+            flush()
+        }
+        if mosquitto_want_write(mosq) {
+            let rc = mosquitto_loop_write(mosq, 1)
+            guard rc == MOSQ_ERR_SUCCESS.rawValue else { return Self.describe(rc) }
+        }
+        let rc = mosquitto_loop_misc(mosq)
+        return rc == MOSQ_ERR_SUCCESS.rawValue ? nil : Self.describe(rc)
+    }
+
+    /// On a graceful stop with a shared subscription: unsubscribes, so the
+    /// broker gives the group's messages to the other nodes from now on
+    /// (mosquitto would otherwise queue this node's share in its saved
+    /// session until it came back), then takes in, commits and acknowledges
+    /// what the broker had already queued for this session (it sends that
+    /// whatever the subscriptions, as in-flight slots free up). Bounded:
+    /// whatever is left stays in the session, for this node's next start,
+    /// which subscribes again on connecting.
+    private func leaveShare(_ mosq: OpaquePointer) {
+        guard configuration.shareGroup != nil, state == .connected, mosquitto_socket(mosq) >= 0 else { return }
+        // The last node up keeps its share: unsubscribed, the broker would drop
+        // what is published until a node is back.
+        guard othersSubscribed() else {
+            return logger.info("MQTT: no other node is up; the broker keeps this node's share in its session")
+        }
+        let clock = ContinuousClock()
+        let limits = configuration.leaving
+        for filter in filters {
+            var mid: Int32 = 0
+            let rc = mosquitto_unsubscribe(mosq, &mid, filter)
+            guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+                logger.warning("MQTT: unsubscribing from \(filter) failed: \(Self.describe(rc))")
+                return
+            }
+            unacknowledgedUnsubscribes.insert(mid)
+        }
+        let answered = clock.now + .milliseconds(Int64(limits.unsubscribe * 1000))
+        while !unacknowledgedUnsubscribes.isEmpty {
+            guard clock.now < answered else {
+                logger.warning("MQTT: no UNSUBACK within \(limits.unsubscribe) s; the broker may queue this node's share in its session")
+                return
+            }
+            if let problem = turn(mosq, waiting: 50) {
+                logger.warning("MQTT: leaving the shared subscription: \(problem)")
+                return
+            }
+        }
+        let drained = clock.now + .milliseconds(Int64(limits.drain * 1000))
+        let quiet = Duration.milliseconds(Int64(limits.quiet * 1000))
+        var lastMessage = clock.now
+        while clock.now < drained, clock.now - lastMessage < quiet {
+            let read = messagesRead
+            if let problem = turn(mosq, waiting: 50) {
+                logger.warning("MQTT: taking in what the broker had queued: \(problem)")
+                return
+            }
+            if messagesRead != read { lastMessage = clock.now }
+        }
+        logger.info("MQTT: left the shared subscription; the other nodes take the messages")
     }
 
     private static func isReadable(_ socket: Int32) -> Bool {
@@ -235,14 +337,19 @@ final class MQTTSubscriber: @unchecked Sendable {
                      + String(cString: mosquitto_connack_string(code)), level: .error)
             return
         }
-        // Subscribing here means every reconnect subscribes again.
-        for filter in mapper.subscriptions {
+        // Subscribing here means every reconnect subscribes again, and a node
+        // that unsubscribed when it last stopped subscribes anew.
+        for filter in filters {
             let rc = mosquitto_subscribe(mosq, nil, filter, 1)
             if rc != MOSQ_ERR_SUCCESS.rawValue {
                 logger.error("MQTT: subscribing to \(filter) failed: \(Self.describe(rc))")
             }
         }
         setState(.connected, problem: nil)
+    }
+
+    fileprivate func unsubscribed(mid: Int32) {
+        unacknowledgedUnsubscribes.remove(mid)
     }
 
     fileprivate func disconnected(code: Int32) {
@@ -253,6 +360,7 @@ final class MQTTSubscriber: @unchecked Sendable {
     fileprivate func received(_ message: mosquitto_message) {
         metrics.messageReceived()
         pendingMessages += 1
+        messagesRead += 1
         let topic = message.topic.map { String(cString: $0) } ?? ""
         let length = Int(max(message.payloadlen, 0))
         let payload = length == 0 || message.payload == nil
@@ -305,6 +413,10 @@ private func subscriber(_ userdata: UnsafeMutableRawPointer?) -> MQTTSubscriber?
 
 private func mqttConnected(_ mosq: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ code: Int32) {
     subscriber(userdata)?.connected(mosq, code: code)
+}
+
+private func mqttUnsubscribed(_ mosq: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ mid: Int32) {
+    subscriber(userdata)?.unsubscribed(mid: mid)
 }
 
 private func mqttDisconnected(_ mosq: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ code: Int32) {

@@ -22,8 +22,10 @@ final class PostgresNodeLink: NodeLink {
     /// The advisory lock's key: the schema's transaction holds `lockKey`,
     /// sensor creation `lockKey + 1`.
     static let leaseKey: Int64 = PostgresSchema.lockKey + 2
-    /// How long events stay for a node that was away.
-    static let eventLifetime: Int64 = 10 * 60 * 1000
+    /// How long events stay for a node that was away (reconnecting): long
+    /// past the two seconds a stream may lag, short enough that a hub
+    /// writing 500,000 readings a second keeps about 1 GB of them.
+    static let eventLifetime: Int64 = 2 * 60 * 1000
 
     let node: String
     var backend: String { "postgresql" }
@@ -71,6 +73,20 @@ final class PostgresNodeLink: NodeLink {
             state.connection = nil
         }
         leaseHeld.store(false, ordering: .releasing)
+    }
+
+    /// The link's connection says what it is (`application_name`), so a node
+    /// sees the others' in `pg_stat_activity`.
+    static let applicationName = "sensei-node-link"
+
+    func othersAlive() -> Bool {
+        let own = link.withLock { $0.connection }.map { _ in true } ?? false
+        let query: PostgresQuery = """
+            SELECT count(*) FROM pg_stat_activity
+            WHERE application_name = \(Self.applicationName) AND datname = current_database()
+            """
+        let links = (try? connections.withSession { try $0.row(query)?.decode(Int64.self) }) ?? nil
+        return (links ?? 0) > (own ? 1 : 0)
     }
 
     func relay(_ event: AlertEvent.Relayed) {
@@ -125,6 +141,8 @@ final class PostgresNodeLink: NodeLink {
         let connection = try connections.connect()
         let worker = worker
         connection.addListener(channel: "sensei_events") { _, _ in worker.wake() }
+        try PostgresSession(connection: connection, logger: logger)
+            .execute("SELECT set_config('application_name', \(Self.applicationName), false)")
         link.withLock { $0.connection = connection }
         // Lost with the old connection, if any.
         if leaseHeld.load(ordering: .acquiring) { throw PostgresStoreError.unavailable(url: "PostgreSQL", reason: "the lease's connection closed") }
@@ -178,12 +196,12 @@ final class PostgresNodeLink: NodeLink {
         return (xmin, -1)
     }
 
-    /// The lease holder deletes events no node needs any more, once a minute.
+    /// The lease holder deletes events no node needs any more, every ten seconds.
     private func cleanUp(on connection: PostgresConnection) throws {
         guard holdsLease else { return }
         let now = ContinuousClock.now
         let due = link.withLock { state in
-            guard now - state.lastCleanup >= .seconds(60) else { return false }
+            guard now - state.lastCleanup >= .seconds(10) else { return false }
             state.lastCleanup = now
             return true
         }

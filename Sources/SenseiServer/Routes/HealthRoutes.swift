@@ -2,17 +2,18 @@
 /// `{"status":"ok"}` (the v1 contract). On PostgreSQL, also which database,
 /// this node's name, and whether it holds the lease (alerts, compaction,
 /// retention: one node of several at a time). With `--mqtt`, also the broker
-/// connection's state (`"mqtt":"connected"`): the server is up either way, so
-/// `status` stays `ok`.
+/// connection's state (`"mqtt":"connected"`; the server is up either way, so
+/// `status` stays `ok`), the client id (`mqttClientID`) and whether this
+/// node's subscriptions are shared with the other nodes (`mqttShared`).
 struct HealthRoutes {
     var mqtt: MQTTSubscriber? = nil
     let link: any NodeLink
 
     func addRoutes(to router: inout Router) {
-        router.add("GET", "/health", scope: nil) { [mqtt, link] _, _ in Self.health(mqtt: mqtt?.state, link: link) }
+        router.add("GET", "/health", scope: nil) { [mqtt, link] _, _ in Self.health(mqtt: mqtt, link: link) }
     }
 
-    private static func health(mqtt: MQTTConnectionState?, link: any NodeLink) -> Response {
+    private static func health(mqtt: MQTTSubscriber?, link: any NodeLink) -> Response {
         .json { writer in
             writer.beginObject()
             writer.key("status")
@@ -27,7 +28,11 @@ struct HealthRoutes {
             }
             if let mqtt {
                 writer.key("mqtt")
-                writer.string(mqtt.name)
+                writer.string(mqtt.state.name)
+                writer.key("mqttClientID")
+                writer.string(mqtt.clientID)
+                writer.key("mqttShared")
+                writer.bool(mqtt.isShared)
             }
             writer.endObject()
         }

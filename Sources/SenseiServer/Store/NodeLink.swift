@@ -11,6 +11,9 @@ protocol NodeLink: Sendable {
     var holdsLease: Bool { get }
     /// Starts following the others; `delivery` is called on a thread of the link's own.
     func start(_ delivery: NodeDelivery)
+    /// Whether another node is up on the database now (a node stopping
+    /// leaves its MQTT share to the others only then).
+    func othersAlive() -> Bool
     /// Tells the others of an alert event published here.
     func relay(_ event: AlertEvent.Relayed)
     func stop()
@@ -31,6 +34,7 @@ struct SoleNode: NodeLink {
     let node: String
     var backend: String { "sqlite" }
     var holdsLease: Bool { true }
+    func othersAlive() -> Bool { false }
     func start(_ delivery: NodeDelivery) {}
     func relay(_ event: AlertEvent.Relayed) {}
     func stop() {}
