@@ -135,6 +135,8 @@ VACUUM ANALYZE;
 SQL
 rows=$(pg -d sensei -c "SELECT count(*) FROM readings")
 blocks=$(pg -d sensei -c "SELECT count(*) || ' blocks holding ' || sum(count) FROM reading_blocks")
+# On disk: the tables with their indexes and TOAST (issue 28: ≤ 10 B a reading once packed).
+pg_disk=$(pg -d sensei -c "SELECT pg_total_relation_size('reading_blocks') + pg_total_relation_size('readings')")
 
 path="/sensors/year/data?buckets=200&after=$year_from&before=$year_to"
 # Both hold the same readings: the buckets' counts add up alike.
@@ -156,3 +158,5 @@ printf '%-12s %9s ms %9s ms %10s  %s\n' sqlite "$sqlite_median" "$sqlite_p95" "$
     "20 ms: $(verdict "$sqlite_p95" 20)"
 printf '%-12s %9s ms %9s ms %10s  %s\n' postgresql "$pg_median" "$pg_p95" "$pg_bytes" \
     "50 ms: $(verdict "$pg_p95" 50)"
+echo "PostgreSQL on disk: $pg_disk bytes for $sqlite_total readings (reading_blocks and readings, indexes and TOAST):" \
+    "$(awk -v bytes="$pg_disk" -v readings="$sqlite_total" 'BEGIN { printf "%.2f B a reading, 10 B: %s", bytes / readings, (bytes / readings <= 10 ? "ok" : "MISSED") }')"
