@@ -183,7 +183,7 @@ final class AlertEvaluator: Sendable {
     /// On the writer thread, after each commit: judges the newest reading of
     /// every written sensor that has rules.
     private func committed(_ written: [StoredReadings]) {
-        guard watched.load(ordering: .acquiring) > 0, loaded.load(ordering: .acquiring) else { return }
+        guard watched.load(ordering: .acquiring) > 0, loaded.load(ordering: .acquiring), holdsLease() else { return }
         let now = clock().milliseconds
         var changes: [AlertStatusChange] = []
         table.withLock { table in
