@@ -68,6 +68,14 @@ private func runTestServer<T>(
     let admin = try mint(.admin), write = try mint(.write), read = try mint(.read)
     try application.start()
     defer { application.shutdown() }
-    return try await body(TestServer(application: application, dataDirectory: directory, logs: logs,
-                                     adminToken: admin, writeToken: write, readToken: read))
+    do {
+        return try await body(TestServer(application: application, dataDirectory: directory, logs: logs,
+                                         adminToken: admin, writeToken: write, readToken: read))
+    } catch {
+        // What the server said of itself, for a test that failed by throwing.
+        for entry in logs.entries where entry.level >= .notice {
+            print("server log (\(directory)): \(entry.level) \(entry.message)")
+        }
+        throw error
+    }
 }

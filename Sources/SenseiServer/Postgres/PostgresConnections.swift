@@ -166,6 +166,9 @@ struct PostgresSession {
             return try body()
         } catch let error as PSQLError where error.serverInfo == nil || error.isTransient {
             throw PostgresStoreError.unavailable(url: "PostgreSQL", reason: Self.describe(error))
+        } catch let error as PostgresError where error.isTransient {
+            // The older query API (`simpleQuery`) says so in its own words.
+            throw PostgresStoreError.unavailable(url: "PostgreSQL", reason: "\(error)")
         }
     }
 
@@ -185,9 +188,21 @@ extension PSQLError {
     /// it is a standby after a failover (25006 read-only), or the
     /// transaction lost a deadlock or a serialization race (40001, 40P01).
     /// The client's retry will do.
+    var isTransient: Bool { sqlState.map(PostgresError.isTransient) ?? false }
+}
+
+extension PostgresError {
+    /// `PSQLError.isTransient`, for the errors of the older query API.
     var isTransient: Bool {
-        guard let state = sqlState else { return false }
-        return state.hasPrefix("08") || ["57P01", "57P02", "57P03", "25006", "40001", "40P01"].contains(state)
+        switch self {
+        case .connectionClosed: true
+        case .server(let message): message.fields[.sqlState].map(Self.isTransient) ?? false
+        case .protocol: false
+        }
+    }
+
+    static func isTransient(_ sqlState: String) -> Bool {
+        sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "25006", "40001", "40P01"].contains(sqlState)
     }
 }
 
