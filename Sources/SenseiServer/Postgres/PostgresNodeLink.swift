@@ -45,6 +45,14 @@ final class PostgresNodeLink: NodeLink {
         var lastLeaseTry = ContinuousClock.Instant.now - .seconds(10)
         var lastCleanup = ContinuousClock.Instant.now
         var reportedDown = false
+
+        /// Whether `interval` has passed since `last`; if so, `last` is now.
+        static func due(_ last: inout ContinuousClock.Instant, every interval: Duration) -> Bool {
+            let now = ContinuousClock.now
+            guard now - last >= interval else { return false }
+            last = now
+            return true
+        }
     }
 
     /// Where another node's readings go: the store's commit observers.
@@ -151,13 +159,7 @@ final class PostgresNodeLink: NodeLink {
 
     private func tryForLease(on connection: PostgresConnection, _ delivery: NodeDelivery) throws {
         guard !holdsLease else { return }
-        let now = ContinuousClock.now
-        let due = link.withLock { state in
-            guard now - state.lastLeaseTry >= .seconds(1) else { return false }
-            state.lastLeaseTry = now
-            return true
-        }
-        guard due else { return }
+        guard link.withLock({ LinkState.due(&$0.lastLeaseTry, every: .seconds(1)) }) else { return }
         let session = PostgresSession(connection: connection, logger: logger)
         let taken = try session.row("SELECT pg_try_advisory_lock(\(Self.leaseKey))")?.decode(Bool.self) ?? false
         guard taken else { return }
@@ -199,13 +201,7 @@ final class PostgresNodeLink: NodeLink {
     /// The lease holder deletes events no node needs any more, every ten seconds.
     private func cleanUp(on connection: PostgresConnection) throws {
         guard holdsLease else { return }
-        let now = ContinuousClock.now
-        let due = link.withLock { state in
-            guard now - state.lastCleanup >= .seconds(10) else { return false }
-            state.lastCleanup = now
-            return true
-        }
-        guard due else { return }
+        guard link.withLock({ LinkState.due(&$0.lastCleanup, every: .seconds(10)) }) else { return }
         let session = PostgresSession(connection: connection, logger: logger)
         try session.execute("DELETE FROM node_events WHERE at < \(Timestamp.now().milliseconds - Self.eventLifetime)")
     }

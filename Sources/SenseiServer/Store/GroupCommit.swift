@@ -92,12 +92,13 @@ final class GroupCommit<Transactions: GroupTransactions>: Sendable {
     /// savepoint, so that only the failing one is refused.
     private func commit(_ writes: [any QueuedWrite<Session>]) {
         do {
+            let stored: [StoredReadings]
             do {
-                try transaction(writes, isolating: false)
+                stored = try transaction(writes, isolating: false)
             } catch is WriteFailed {
-                try transaction(writes, isolating: true)
+                stored = try transaction(writes, isolating: true)
             }
-            committed(writes: writes.count, stored: Self.stored(by: writes))
+            committed(writes: writes.count, stored: stored)
         } catch {
             // The transaction could not begin or commit: nothing in it was stored.
             for write in writes { write.refuse(error) }
@@ -118,7 +119,9 @@ final class GroupCommit<Transactions: GroupTransactions>: Sendable {
 
     /// One transaction over `writes`. Not isolating, the first failing write
     /// throws `WriteFailed` and rolls everything back.
-    private func transaction(_ writes: [any QueuedWrite<Session>], isolating: Bool) throws {
+    /// Returns what the writes stored (told to `beforeCommit`, then to the observers).
+    private func transaction(_ writes: [any QueuedWrite<Session>], isolating: Bool) throws -> [StoredReadings] {
+        var stored: [StoredReadings] = []
         try transactions.transaction { session in
             for write in writes {
                 guard isolating else {
@@ -135,8 +138,10 @@ final class GroupCommit<Transactions: GroupTransactions>: Sendable {
                     write.refuse(error)
                 }
             }
-            try transactions.beforeCommit(Self.stored(by: writes), in: session)
+            stored = Self.stored(by: writes)
+            try transactions.beforeCommit(stored, in: session)
         }
+        return stored
     }
 
     /// What the writes that succeeded stored, in their order.
