@@ -154,6 +154,44 @@ struct PostgresWriteTests {
         }
     }
 
+    /// A database made at schema version 1, whose readings had a foreign
+    /// key, is taken to version 2 by the next server to open it; deleting a
+    /// sensor still deletes its readings, and only its.
+    @Test func aVersion1DatabaseIsMigratedAndASensorsDeletionStillTakesItsReadings() async throws {
+        try await withTemporaryDirectory { directory in
+            let server = try PostgresServer.shared.get()
+            let url = try server.database(for: directory)
+            func open() throws -> PostgresStore { try PostgresStore(url: url, logger: Logger(label: "test")) }
+            var store = try open()
+            for code in ["gone", "kept"] {
+                _ = try insert([ReadingInput(timestamp: Timestamp(milliseconds: Self.now), value: 1),
+                                ReadingInput(timestamp: Timestamp(milliseconds: Self.now + 1), value: 2)],
+                               code: code, at: Self.now, into: store).get()
+            }
+            try store.close()
+            let downgrade = try server.psql("""
+                ALTER TABLE readings ADD CONSTRAINT readings_sensor_id_fkey
+                    FOREIGN KEY (sensor_id) REFERENCES sensors (id) ON DELETE CASCADE;
+                DELETE FROM sensei_schema WHERE version > 1;
+                """, database: url.database)
+            #expect(downgrade.status == 0, "\(downgrade.error)")
+            store = try open()
+            defer { try? store.close() }
+            let (keys, version) = try store.read { session in
+                (try session.row("SELECT count(*) FROM pg_constraint WHERE conrelid = 'readings'::regclass AND contype = 'f'")?
+                    .decode(Int64.self),
+                 try session.row("SELECT max(version) FROM sensei_schema")?.decode(Int64.self))
+            }
+            #expect(keys == 0)
+            #expect(version == Int64(PostgresStore.schemaVersion))
+            try store.deleteSensor(.code("gone"))
+            #expect(try storedReadings(of: "kept", in: store).count == 2)
+            let left = try store.read { try $0.row("SELECT count(*) FROM readings")?.decode(Int64.self) }
+            #expect(left == 2)
+            #expect(throws: StoreError.sensorNotFound(.code("gone"))) { try store.deleteSensor(.code("gone")) }
+        }
+    }
+
     @Test func valueErrorsAndMissingSensorsAreRefusedAloneInTheirGroup() async throws {
         try await withStores(maxSensors: 2) { sqlite, postgres in
             for store in [sqlite, postgres] as [any ReadingStore] {

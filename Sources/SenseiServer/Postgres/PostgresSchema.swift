@@ -23,9 +23,19 @@ enum PostgresSchema {
             }
             let found = try session.row("SELECT max(version) FROM sensei_schema")?.decode(Int?.self) ?? 0
             if found > version { throw PostgresStoreError.newerSchema(found) }
-            // Version 1 is the only one so far: later ones add their steps here.
+            for step in steps where step.version > found && step.version <= version {
+                try session.script(step.sql)
+                try session.execute("INSERT INTO sensei_schema (version) VALUES (\(step.version))")
+            }
         }
     }
+
+    /// What takes a database made by an earlier version to the next one, in
+    /// order; `schema-postgres.sql` is always the whole of the newest.
+    static let steps: [(version: Int, sql: String)] = [
+        // Readings without a foreign key (see schema-postgres.sql).
+        (2, "ALTER TABLE readings DROP CONSTRAINT IF EXISTS readings_sensor_id_fkey"),
+    ]
 
     /// The file's statements, without its comments: each ends with a `;` at
     /// the end of a line (the schema has no function bodies).

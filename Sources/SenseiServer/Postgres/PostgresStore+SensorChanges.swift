@@ -34,11 +34,19 @@ extension PostgresStore {
     }
 
     /// Deletes a sensor and every row of it: the foreign keys cascade to
-    /// readings, blocks, labels, series and alert rules.
+    /// blocks, labels, series and alert rules; its readings (which have no
+    /// foreign key) are deleted here, once its row is deleted: a write to it
+    /// under way holds that row until it commits, and one after finds no sensor.
     public func deleteSensor(_ reference: SensorReference) throws {
         var delete: PostgresQuery = "DELETE FROM sensors"
         Self.appendWhere(reference, to: &delete)
-        guard try write({ try $0.execute(delete) }) > 0 else { throw StoreError.sensorNotFound(reference) }
+        delete.sql += " RETURNING id"
+        let deleted = try write { session -> Bool in
+            guard let id = try session.row(delete)?.decode(Int64.self) else { return false }
+            try session.execute("DELETE FROM readings WHERE sensor_id = \(id)")
+            return true
+        }
+        guard deleted else { throw StoreError.sensorNotFound(reference) }
     }
 
     /// ` WHERE id = $n` or ` WHERE code = $n`, the next parameter.

@@ -16,7 +16,7 @@ import Synchronization
 /// SQLite inside, and why.
 public final class PostgresStore: Sendable {
     /// The version `schema-postgres.sql` inserts into `sensei_schema`.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     /// schema-postgres.sql as compiled into the binary.
     public static var schemaSQL: String { String(cString: sensei_schema_postgres_sql()) }
