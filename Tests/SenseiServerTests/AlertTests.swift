@@ -7,11 +7,7 @@ import SenseiModels
 /// Alert rules against the real server and real HTTP receivers on loopback:
 /// each case ends with exactly the notifications expected, checked once the
 /// outbox is empty (nothing more is on its way).
-// Known issue on PostgreSQL (issue 28, open): in about one run in six a rule
-// fires twice here, or a delivery comes late, where SQLite never does; no lease
-// was lost in those runs. Until it is found, this suite runs on SQLite only;
-// MultiNodeTests and "Alerts on usage" cover alerts on PostgreSQL.
-@Suite("Alerts", .ownThread, .enabled(if: TestBackend.current == .sqlite, "a known PostgreSQL issue: see above"))
+@Suite("Alerts", .ownThread)
 struct AlertTests {
     /// Timings short enough for tests that run in seconds.
     static func fast(_ configuration: inout SenseiApplication.Configuration) {
@@ -241,7 +237,7 @@ struct AlertTests {
 
     @Test func aReceiverDownThenUpGetsTheNotificationOnce() async throws {
         let receiver = try WebhookReceiver()
-        receiver.down()
+        try receiver.down()
         try await Self.withAlertServer { server in
             try Self.post(server, "door", 0)
             _ = try Self.rule(server, #"""
@@ -378,7 +374,7 @@ struct AlertTests {
     /// it: the next start delivers it, exactly once.
     @Test func aSIGKILLBetweenTheTransitionAndItsDeliveryLosesNothing() async throws {
         let receiver = try WebhookReceiver()
-        receiver.down()
+        try receiver.down()
         try await withTemporaryDirectory { directory in
             let token = "sensei_alert-test-token"
             let flags = ["--alert-tick", "0.05", "--alert-retry", "0.1", "--alert-timeout", "1"]

@@ -68,8 +68,17 @@ final class PostgresNodeLink: NodeLink {
 
     var holdsLease: Bool { leaseHeld.load(ordering: .acquiring) }
 
+    /// Waits for the first round (at most ten seconds): a node alone then
+    /// holds the lease before its alert evaluator starts, and judges the
+    /// first commits itself rather than from the rules it loads on a tick.
     func start(_ delivery: NodeDelivery) {
-        worker.start { [self] _ in round(delivery) }
+        let firstRound = DispatchSemaphore(value: 0)
+        let rounds = Atomic<Int>(0)
+        worker.start { [self] _ in
+            defer { if rounds.add(1, ordering: .relaxed).oldValue == 0 { firstRound.signal() } }
+            return round(delivery)
+        }
+        _ = firstRound.wait(timeout: .now() + 10)
     }
 
     func stop() {

@@ -29,11 +29,21 @@ final class WebhookReceiver: @unchecked Sendable {
     private var holding = false
     private(set) var port: Int = 0
 
+    /// While down: a socket bound to the port, not listening. It refuses
+    /// connections as a closed port does, and keeps the port from being
+    /// given to another test's receiver meanwhile (which would then get
+    /// this one's notifications).
+    private var reserved: Int32 = -1
+
     init() throws {
         try up()
     }
 
-    deinit { down() }
+    deinit {
+        stopListening()
+        let placeholder = locked { reserved }
+        if placeholder >= 0 { close(placeholder) }
+    }
 
     /// `http://127.0.0.1:PORT` + `path`.
     func url(_ path: String = "/hook") -> String { "http://127.0.0.1:\(port)\(path)" }
@@ -53,19 +63,43 @@ final class WebhookReceiver: @unchecked Sendable {
     /// Whether a request is being held (a slow answer under way).
     var isHolding: Bool { locked { holding } }
 
-    /// Stops listening: connections are refused until `up`.
-    func down() {
-        let socket = locked { () -> Int32 in
-            defer { listener = -1 }
-            return listener
-        }
-        guard socket >= 0 else { return }
-        shutdown(socket, Int32(SHUT_RDWR))
-        close(socket)
+    /// Stops listening: connections are refused until `up`; the port stays this receiver's.
+    func down() throws {
+        guard stopListening() else { return }
+        let placeholder = try boundSocket()
+        locked { reserved = placeholder }
     }
 
     /// Listens (again, on the same port once it had one).
     func up() throws {
+        let placeholder = locked { () -> Int32 in
+            defer { reserved = -1 }
+            return reserved
+        }
+        let socket = placeholder >= 0 ? placeholder : try boundSocket()
+        guard listen(socket, 16) == 0 else {
+            close(socket)
+            throw HTTPClientError(description: "receiver cannot listen on port \(port): errno \(errno)")
+        }
+        locked { listener = socket }
+        Thread { [self] in serve(socket) }.start()
+    }
+
+    /// Closes the listening socket; false if there was none.
+    @discardableResult
+    private func stopListening() -> Bool {
+        let socket = locked { () -> Int32 in
+            defer { listener = -1 }
+            return listener
+        }
+        guard socket >= 0 else { return false }
+        shutdown(socket, Int32(SHUT_RDWR))
+        close(socket)
+        return true
+    }
+
+    /// A socket bound to `port` (a free one the first time, then `port` is it).
+    private func boundSocket() throws -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var on: Int32 = 1
         setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
@@ -78,17 +112,16 @@ final class WebhookReceiver: @unchecked Sendable {
                 bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard bound == 0, listen(socket, 16) == 0 else {
+        guard bound == 0 else {
             close(socket)
-            throw HTTPClientError(description: "receiver cannot listen on port \(port): errno \(errno)")
+            throw HTTPClientError(description: "receiver cannot bind port \(port): errno \(errno)")
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
         }
         port = Int(UInt16(bigEndian: address.sin_port))
-        locked { listener = socket }
-        Thread { [self] in serve(socket) }.start()
+        return socket
     }
 
     /// Waits (up to `seconds`) until `condition` holds of the requests; returns them.
