@@ -154,6 +154,53 @@ struct PostgresWriteTests {
         }
     }
 
+    /// A node remembers the sensors it writes to (`PostgresQuickWrite`), but
+    /// never trusts what it remembers: a sensor another node deleted and made
+    /// again, or whose type it changed, or a millisecond it took, is noticed.
+    @Test func aNodeNoticesWhatAnotherChangedUnderTheSensorsItWrites() async throws {
+        try await withTemporaryDirectory { directory in
+            let url = try PostgresServer.shared.get().database(for: directory)
+            let a = try PostgresStore(url: url, node: "a", logger: Logger(label: "a"))
+            let b = try PostgresStore(url: url, node: "b", logger: Logger(label: "b"))
+            defer {
+                try? a.close()
+                try? b.close()
+            }
+            func at(_ offset: Int64) -> Timestamp { Timestamp(milliseconds: Self.now + offset) }
+            // a writes twice (the second time from memory).
+            for offset: Int64 in [0, 1] {
+                _ = try insert([ReadingInput(timestamp: at(offset), value: 1.5)], code: "t", at: Self.now, into: a).get()
+            }
+            // b makes "t" again, whole numbers only: a's 2.5 is refused, a's 3 lands in the new sensor.
+            try b.deleteSensor(.code("t"))
+            _ = try b.createSensor(code: "t", name: nil, units: "", valueType: .int)
+            #expect(throws: StoreError.invalidValue(index: 0, reason: ValueType.int.problem(with: 2.5)!)) {
+                try insert([ReadingInput(timestamp: at(2), value: 2.5)], code: "t", at: Self.now, into: a).get()
+            }
+            _ = try insert([ReadingInput(timestamp: at(3), value: 3)], code: "t", at: Self.now, into: a).get()
+            #expect(try storedReadings(of: "t", in: b) == [Reading(timestamp: at(3), value: 3)])
+            #expect(try b.sensor(.code("t"))?.count == 1)
+            // b changes the type back: a's 2.5 is taken again.
+            _ = try b.updateSensor(.code("t"), name: nil, units: nil, valueType: .float)
+            _ = try insert([ReadingInput(timestamp: at(4), value: 2.5)], code: "t", at: Self.now, into: a).get()
+            // b takes the millisecond a's next receive-time reading would land on: it lands on the next.
+            _ = try insert([ReadingInput(timestamp: at(100), value: 7)], code: "t", at: Self.now, into: b).get()
+            _ = try insert([ReadingInput(timestamp: nil, value: 8)], code: "t", at: Self.now + 100, into: a).get()
+            _ = try insert([ReadingInput(timestamp: nil, value: 9)], code: "t", at: Self.now + 100, into: a).get()
+            #expect(try storedReadings(of: "t", in: a).map { [$0.timestamp.milliseconds - Self.now, Int64($0.value)] }
+                    == [[3, 3], [4, 2], [100, 7], [101, 8], [102, 9]])
+            let sensor = try #require(try a.sensor(.code("t")))
+            #expect(sensor.count == 5)
+            #expect(sensor.latest == Reading(timestamp: at(102), value: 9))
+            // b makes the same sensor whole numbers only, behind a's memory of a float.
+            _ = try b.updateSensor(.code("t"), name: nil, units: nil, valueType: .int)
+            #expect(throws: StoreError.invalidValue(index: 0, reason: ValueType.int.problem(with: 2.5)!)) {
+                try insert([ReadingInput(timestamp: at(200), value: 2.5)], code: "t", at: Self.now, into: a).get()
+            }
+            #expect(try a.sensor(.code("t"))?.count == 5)
+        }
+    }
+
     /// A database made at schema version 1, whose readings had a foreign
     /// key, is taken to version 2 by the next server to open it; deleting a
     /// sensor still deletes its readings, and only its.

@@ -25,7 +25,7 @@ struct PostgresReadingInsertion {
         // Placed in the write's order, as SQLite inserts them: a receive-time
         // reading skips the device timestamps given before it, and one given
         // after it on the same millisecond replaces its value.
-        var explicit = Placed(), receiveTime = Placed()
+        var explicit = PlacedReadings(), receiveTime = PlacedReadings()
         var earlierTimestamps = Set<Int64>()
         var taken: TakenMilliseconds?
         var next: Int64?
@@ -86,7 +86,7 @@ struct PostgresReadingInsertion {
     /// finds its millisecond taken after all (a write committed on another
     /// node since the look) moves on past `after`; returns where each such
     /// one went.
-    private func insertReceiveTime(_ placed: Placed, after: Int64) throws -> [Int64: Int64] {
+    private func insertReceiveTime(_ placed: PlacedReadings, after: Int64) throws -> [Int64: Int64] {
         let inserted = try session.rows("""
             INSERT INTO readings (sensor_id, ts, value)
             SELECT \(sensor.id), ts, value
@@ -127,23 +127,6 @@ struct PostgresReadingInsertion {
            PackedHours.start(of: receivedAt.milliseconds) <= newestPacked {
             try PostgresPackedHours.unpack(sensorID: sensor.id, from: receivedAt.milliseconds, through: .max,
                                            in: session)
-        }
-    }
-
-    /// Readings placed at their milliseconds, one per millisecond, the later value winning.
-    private struct Placed {
-        var timestamps: [Int64] = []
-        var values: [Double] = []
-        private var index: [Int64: Int] = [:]
-
-        mutating func place(_ ts: Int64, _ value: Double) {
-            if let at = index[ts] {
-                values[at] = value
-            } else {
-                index[ts] = timestamps.count
-                timestamps.append(ts)
-                values.append(value)
-            }
         }
     }
 

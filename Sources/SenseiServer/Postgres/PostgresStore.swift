@@ -36,6 +36,8 @@ public final class PostgresStore: Sendable {
     let groupCommit: GroupCommit<PostgresTransactions>
     /// Where receive-time readings may start, per sensor.
     let receiveTimeHints = ReceiveTimeHints()
+    /// The sensors this node wrote to lately, for `PostgresQuickWrite`.
+    let writeTargets = WriteTargets()
     let tokenCache = TokenCache()
     /// InfluxDB database names already in `influx_databases`.
     let knownInfluxDatabases = KnownNames()
