@@ -38,8 +38,13 @@ struct PostgresWriteTests {
 
     private func insert(_ readings: [ReadingInput], code: String, at receivedAt: Int64,
                         into store: any ReadingStore) -> Result<Int, any Error> {
+        insert(readings, reference: .code(code), at: receivedAt, into: store)
+    }
+
+    private func insert(_ readings: [ReadingInput], reference: SensorReference, at receivedAt: Int64,
+                        into store: any ReadingStore) -> Result<Int, any Error> {
         CommitWait.waitFor { completion in
-            store.insertReadings(readings, into: .code(code), createIfMissing: true,
+            store.insertReadings(readings, into: reference, createIfMissing: true,
                                  receivedAt: Timestamp(milliseconds: receivedAt), completion: completion)
         }
     }
@@ -75,10 +80,12 @@ struct PostgresWriteTests {
         try store.read { Int(try $0.row("SELECT count(*) FROM reading_blocks")?.decode(Int64.self) ?? 0) }
     }
 
+    /// `counting`: the sensors whose counts and latest readings are compared; nil: all.
     private func expectSame(_ sqlite: SenseiStore, _ postgres: PostgresStore, codes: [String],
-                            _ context: String) throws {
-        let expected = try sqlite.sensors().map { "\($0.code) \($0.count) \(String(describing: $0.latest))" }
-        let found = try postgres.sensors().map { "\($0.code) \($0.count) \(String(describing: $0.latest))" }
+                            _ context: String, counting: [String]? = nil) throws {
+        let compared = { (sensor: Sensor) in counting?.contains(sensor.code) ?? true }
+        let expected = try sqlite.sensors().filter(compared).map { "\($0.code) \($0.count) \(String(describing: $0.latest))" }
+        let found = try postgres.sensors().filter(compared).map { "\($0.code) \($0.count) \(String(describing: $0.latest))" }
         #expect(found == expected, "\(context): sensors")
         for code in codes {
             let rows = try sqlite.readings(of: .code(code), ReadingQuery(limit: 1_000_000, ascending: true)).1
@@ -154,7 +161,103 @@ struct PostgresWriteTests {
         }
     }
 
-    /// A node remembers the sensors it writes to (`PostgresQuickWrite`), but
+    /// Writes queued at once, so that they share groups: on PostgreSQL most go
+    /// together in one statement (`PostgresWritesTogether`), some alone (a
+    /// new sensor, a value refused): the same outcomes, readings, counts and
+    /// latest readings as SQLite's group commit leaves. Receive-time readings
+    /// go to sensors of their own: where each lands depends on the groups
+    /// (a group rolled back and run again leaves its milliseconds unused, on
+    /// both backends), so those are compared in their order, not by millisecond.
+    @Test(arguments: 1...2)
+    func writesQueuedAtOnceLeaveWhatSQLiteLeaves(seed: UInt64) async throws {
+        var random = SplitMix64(seed: seed)
+        try await withStores { sqlite, postgres in
+            let given = ["g0", "g1", "g2", "whole"], received = ["r0", "r1"]
+            var ids: [String: Int64] = [:]
+            for code in given + received + ["o"] {
+                let valueType: ValueType = code == "whole" ? .int : .float
+                _ = try sqlite.createSensor(code: code, name: nil, units: "", valueType: valueType)
+                ids[code] = try postgres.createSensor(code: code, name: nil, units: "", valueType: valueType).id
+            }
+            // Each sensor written once by code and once by id: the node knows them.
+            for code in given + received + ["o"] {
+                for (offset, reference) in [SensorReference.code(code), .id(ids[code]!)].enumerated() {
+                    for store in [sqlite, postgres] as [any ReadingStore] {
+                        _ = try insert([ReadingInput(timestamp: Timestamp(milliseconds: Self.now - 1_000 + Int64(offset)), value: 1)],
+                                       reference: reference, at: Self.now, into: store).get()
+                    }
+                }
+            }
+            func reference(_ code: String, _ random: inout SplitMix64) -> SensorReference {
+                Bool.random(using: &random) ? .code(code) : .id(ids[code]!)
+            }
+            var writes: [(SensorReference, [ReadingInput])] = []
+            for _ in 0..<400 {
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0:
+                    // A sensor not made yet: made by the write.
+                    writes.append((.code("new\(Int.random(in: 0..<3, using: &random))"),
+                                   [ReadingInput(timestamp: Timestamp(milliseconds: Self.now), value: 1)]))
+                case 1, 2:
+                    let count = Int.random(in: 1...3, using: &random)
+                    writes.append((reference(received.randomElement(using: &random)!, &random),
+                                   (0..<count).map { _ in ReadingInput(timestamp: nil, value: Double(Int.random(in: 0..<100, using: &random))) }))
+                default:
+                    // Some on shared milliseconds, some 0.5 (refused by "whole").
+                    let readings = (0..<Int.random(in: 1...20, using: &random)).map { _ in
+                        ReadingInput(timestamp: Timestamp(milliseconds: Self.now - Int64.random(in: 0..<200, using: &random)),
+                                     value: Double(Int.random(in: -5...5, using: &random)) + (Int.random(in: 0..<30, using: &random) == 0 ? 0.5 : 0))
+                    }
+                    writes.append((reference(given.randomElement(using: &random)!, &random), readings))
+                }
+            }
+            let outcomes = queuedAtOnce(writes, into: [sqlite, postgres])
+            #expect(outcomes[0] == outcomes[1])
+            #expect(outcomes[1].contains { $0.hasPrefix("failure") } && outcomes[1].contains { $0.hasPrefix("success") })
+            // Both ways were taken.
+            let together = postgres.groupCommit.writesTogether.load(ordering: .relaxed)
+            #expect(together > 100 && together < writes.count, "\(together) of \(writes.count) together")
+            try expectSame(sqlite, postgres, codes: given + ["new0", "new1", "new2"], "queued at once",
+                           counting: given + ["new0", "new1", "new2"])
+            for code in received {
+                let expected = try sqlite.readings(of: .code(code), ReadingQuery(limit: 100_000, ascending: true)).1
+                let stored = try storedReadings(of: code, in: postgres)
+                #expect(stored.map(\.value) == expected.map(\.value), "\(code)")
+                #expect(try postgres.sensor(.code(code))?.count == expected.count)
+                #expect(try postgres.sensor(.code(code))?.latest?.value == expected.last?.value)
+            }
+            // A write that runs alone (receive-time and device readings mixed)
+            // and one that goes together, on the same millisecond: the later wins.
+            let ordered = (0..<60).flatMap { i -> [(SensorReference, [ReadingInput])] in
+                let ts = Timestamp(milliseconds: Self.now - 500 - Int64(i % 7))
+                return [(.code("o"), [ReadingInput(timestamp: nil, value: Double(i)), ReadingInput(timestamp: ts, value: Double(i))]),
+                        (.id(ids["o"]!), [ReadingInput(timestamp: ts, value: Double(i) + 0.25)])]
+            }
+            let orderedOutcomes = queuedAtOnce(ordered, into: [sqlite, postgres])
+            #expect(orderedOutcomes[0] == orderedOutcomes[1])
+            try expectSame(sqlite, postgres, codes: ["o"], "alone and together on one sensor", counting: ["o"])
+        }
+    }
+
+    /// Each write's outcome, store by store, all queued at once.
+    private func queuedAtOnce(_ writes: [(SensorReference, [ReadingInput])], into stores: [any ReadingStore]) -> [[String]] {
+        stores.map { store in
+            let results = Mutex<[String?]>(Array(repeating: nil, count: writes.count))
+            let done = DispatchGroup()
+            for (index, (reference, readings)) in writes.enumerated() {
+                done.enter()
+                store.insertReadings(readings, into: reference, createIfMissing: true,
+                                     receivedAt: Timestamp(milliseconds: Self.now)) { result in
+                    results.withLock { $0[index] = "\(result)" }
+                    done.leave()
+                }
+            }
+            done.wait()
+            return results.withLock { $0.map { $0 ?? "none" } }
+        }
+    }
+
+    /// A node remembers the sensors it writes to (`PostgresWritesTogether`), but
     /// never trusts what it remembers: a sensor another node deleted and made
     /// again, or whose type it changed, or a millisecond it took, is noticed.
     @Test func aNodeNoticesWhatAnotherChangedUnderTheSensorsItWrites() async throws {

@@ -122,7 +122,7 @@ final class PostgresNodeLink: NodeLink {
         try session.execute("""
             WITH e AS (INSERT INTO node_events (node, kind, body, at)
                        VALUES (\(node), \(event.kind), \(event.body), \(Timestamp.now().milliseconds)))
-            SELECT pg_notify('sensei_events', '')
+            SELECT pg_notify('sensei_events', \(node))
             """)
     }
 
@@ -156,8 +156,12 @@ final class PostgresNodeLink: NodeLink {
         if let connection = link.withLock({ $0.connection }), !connection.isClosed { return connection }
         if let stale = link.withLock({ $0.connection }) { PostgresConnections.discard(stale) }
         let connection = try connections.connect()
-        let worker = worker
-        connection.addListener(channel: "sensei_events") { _, _ in worker.wake() }
+        let (worker, node) = (worker, node)
+        // Each commit of this node's notifies too (its name as the payload):
+        // nothing for this node to read.
+        connection.addListener(channel: "sensei_events") { _, notification in
+            if notification.payload != node { worker.wake() }
+        }
         try PostgresSession(connection: connection, logger: logger)
             .execute("SELECT set_config('application_name', \(Self.applicationName), false)")
         link.withLock { $0.connection = connection }

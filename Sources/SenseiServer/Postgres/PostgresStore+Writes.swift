@@ -10,14 +10,9 @@ extension PostgresStore {
     func insertReadings(_ readings: [ReadingInput], into reference: SensorReference, createIfMissing: Bool,
                         receivedAt: Timestamp, completion: @escaping @Sendable (Result<Int, any Error>) -> Void) {
         let (hints, tap, maxSensors, targets) = (receiveTimeHints, self.tap, self.maxSensors, writeTargets)
+        let together = PostgresWritesTogether.Part(reference: reference, readings: readings,
+                                                   receivedAt: receivedAt, keepsReadings: tap.isOn)
         groupCommit.submit({ session in
-            var stored: [Reading]? = tap.isOn ? [] : nil
-            if let known = targets[reference],
-               try PostgresQuickWrite(target: known, receivedAt: receivedAt, hints: hints, session: session)
-                .insert(readings, keeping: &stored) {
-                return StoredReadings(sensorID: known.id, code: known.code, count: readings.count,
-                                      readings: stored ?? [])
-            }
             let (sensor, newestPacked) = try Self.resolveForWrite(reference, createIfMissing: createIfMissing,
                                                                   maxSensors: maxSensors, at: receivedAt, in: session)
             targets.remember(WriteTargets.Target(id: sensor.id, code: sensor.code, valueType: sensor.valueType),
@@ -27,11 +22,12 @@ extension PostgresStore {
                     throw StoreError.invalidValue(index: index, reason: problem)
                 }
             }
+            var stored: [Reading]? = tap.isOn ? [] : nil
             try PostgresReadingInsertion(sensor: sensor, newestPacked: newestPacked, receivedAt: receivedAt,
                                          hints: hints, session: session).insert(readings, keeping: &stored)
             return StoredReadings(sensorID: sensor.id, code: sensor.code, count: readings.count,
                                   readings: stored ?? [])
-        }, stored: { $1.append($0) }) { result in completion(result.map(\.count)) }
+        }, stored: { $1.append($0) }, together: together) { result in completion(result.map(\.count)) }
     }
 
     func ingest(_ batches: [SeriesBatch], allOrNothing: Bool, receivedAt: Timestamp,

@@ -36,7 +36,7 @@ public final class PostgresStore: Sendable {
     let groupCommit: GroupCommit<PostgresTransactions>
     /// Where receive-time readings may start, per sensor.
     let receiveTimeHints = ReceiveTimeHints()
-    /// The sensors this node wrote to lately, for `PostgresQuickWrite`.
+    /// The sensors this node wrote to lately, for `PostgresWritesTogether`.
     let writeTargets = WriteTargets()
     let tokenCache = TokenCache()
     /// InfluxDB database names already in `influx_databases`.
@@ -56,7 +56,8 @@ public final class PostgresStore: Sendable {
         self.logger = logger
         self.connections = try PostgresConnections(url: url, size: connections, logger: logger)
         try PostgresSchema.apply(Self.schemaSQL, version: Self.schemaVersion, with: self.connections)
-        groupCommit = GroupCommit(PostgresTransactions(connections: self.connections, node: node))
+        groupCommit = GroupCommit(PostgresTransactions(connections: self.connections, node: node, hints: receiveTimeHints,
+                                                         targets: writeTargets))
         tap.attach()
     }
 

@@ -6,6 +6,10 @@ struct PostgresTransactions: GroupTransactions {
     let connections: PostgresConnections
     /// This node's name, on the events it writes for the others.
     let node: String
+    /// Where receive-time readings may start, per sensor (the store's).
+    let hints: ReceiveTimeHints
+    /// The sensors this node wrote to lately (the store's).
+    let targets: WriteTargets
 
     func writerLoop(_ body: () -> Void) {
         body()
@@ -27,6 +31,11 @@ struct PostgresTransactions: GroupTransactions {
             }
             throw error
         }
+    }
+
+    /// The group's common writes of readings in one statement (`PostgresWritesTogether`).
+    func performTogether(_ parts: [(any Sendable)?], in session: PostgresSession) throws -> [(any Sendable)?] {
+        try PostgresWritesTogether(hints: hints, targets: targets, session: session).perform(parts)
     }
 
     /// The readings this transaction stored, for the other nodes' streams

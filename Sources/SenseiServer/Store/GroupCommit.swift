@@ -22,6 +22,8 @@ final class GroupCommit<Transactions: GroupTransactions>: Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     /// Committed transactions so far: a cheap "has anything changed?" for caches.
     let commits = Atomic<UInt64>(0)
+    /// Writes done by `GroupTransactions.performTogether` so far (tests look).
+    let writesTogether = Atomic<Int>(0)
     /// Told of each committed transaction, on the writer thread, in the
     /// order added: metrics, the live stream.
     let onCommit = Mutex<[CommitObserver]>([])
@@ -41,10 +43,13 @@ final class GroupCommit<Transactions: GroupTransactions>: Sendable {
     /// Queues `work`; `completion` runs on the writer thread after the commit.
     /// `stored`: for a write of readings, adds what its result says it stored
     /// to what the observers are told.
+    /// `together`: what of the write the store may run together with other
+    /// writes of the group (`GroupTransactions.performTogether`); `work`
+    /// then runs only when that could not.
     func submit<Output: Sendable>(_ work: @escaping @Sendable (Session) throws -> Output,
-                                  stored: StoredReport<Output>? = nil,
+                                  stored: StoredReport<Output>? = nil, together: (any Sendable)? = nil,
                                   completion: @escaping @Sendable (Result<Output, any Error>) -> Void) {
-        let write = PendingWrite(work: work, stored: stored, completion: completion)
+        let write = PendingWrite(work: work, stored: stored, together: together, completion: completion)
         let accepted = queue.withLock { queue in
             guard !queue.isStopping else { return false }
             queue.writes.append(write)
@@ -123,7 +128,11 @@ final class GroupCommit<Transactions: GroupTransactions>: Sendable {
     private func transaction(_ writes: [any QueuedWrite<Session>], isolating: Bool) throws -> [StoredReadings] {
         var stored: [StoredReadings] = []
         try transactions.transaction { session in
-            for write in writes {
+            var alone = writes
+            if !isolating {
+                alone = try performTogether(writes, in: session)
+            }
+            for write in alone {
                 guard isolating else {
                     do {
                         try write.perform(session)
@@ -142,6 +151,27 @@ final class GroupCommit<Transactions: GroupTransactions>: Sendable {
             try transactions.beforeCommit(stored, in: session)
         }
         return stored
+    }
+
+    /// Runs together what the writes offer to (`submit(together:)`); returns
+    /// the writes still to perform, in their order. Optimistic pass only:
+    /// a failure here rolls back and isolates, as a failing write does.
+    private func performTogether(_ writes: [any QueuedWrite<Session>],
+                                 in session: Session) throws -> [any QueuedWrite<Session>] {
+        guard writes.contains(where: { $0.together != nil }) else { return writes }
+        let outputs: [(any Sendable)?]
+        do {
+            outputs = try transactions.performTogether(writes.map(\.together), in: session)
+        } catch {
+            throw WriteFailed()
+        }
+        var alone: [any QueuedWrite<Session>] = []
+        for (write, output) in zip(writes, outputs) {
+            if let output, write.take(output) { continue }
+            alone.append(write)
+        }
+        writesTogether.add(writes.count - alone.count, ordering: .relaxed)
+        return alone
     }
 
     /// What the writes that succeeded stored, in their order.
@@ -166,10 +196,19 @@ protocol GroupTransactions: Sendable {
     /// Last in each transaction, with what its writes stored: PostgreSQL
     /// tells the other nodes here (`PostgresNodeLink`), in the same commit.
     func beforeCommit(_ stored: [StoredReadings], in session: Session) throws
+    /// Runs what the group's writes offer (`submit(together:)`; nil for a
+    /// write that offers nothing) in as few statements as it can: for each
+    /// write, its output when done, or nil when it must run on its own,
+    /// after, in the same transaction, in the group's order. So a write done
+    /// here must not come after one left alone that may write the same rows.
+    func performTogether(_ parts: [(any Sendable)?], in session: Session) throws -> [(any Sendable)?]
 }
 
 extension GroupTransactions {
     func beforeCommit(_ stored: [StoredReadings], in session: Session) throws {}
+    func performTogether(_ parts: [(any Sendable)?], in session: Session) throws -> [(any Sendable)?] {
+        parts.map { _ in nil }
+    }
 }
 
 /// Waiting for a write's completion.
@@ -206,8 +245,12 @@ enum GroupCommitError: Error, CustomStringConvertible {
 }
 
 /// A queued write whatever its result type, as the writer thread drives it.
-private protocol QueuedWrite<Session>: Sendable {
+private protocol QueuedWrite<Session>: AnyObject, Sendable {
     associatedtype Session
+    /// What the store may run together with other writes; nil: nothing.
+    var together: (any Sendable)? { get }
+    /// Keeps `output` (from `performTogether`) as the result; false if it is not this write's type.
+    func take(_ output: any Sendable) -> Bool
     /// Runs the write in the open transaction and keeps its result.
     func perform(_ session: Session) throws
     /// Keeps `error` as the outcome instead: the write (or its transaction) failed.
@@ -223,14 +266,22 @@ private protocol QueuedWrite<Session>: Sendable {
 private final class PendingWrite<Session, Output: Sendable>: QueuedWrite, @unchecked Sendable {
     private let work: @Sendable (Session) throws -> Output
     private let stored: StoredReport<Output>?
+    let together: (any Sendable)?
     private let completion: @Sendable (Result<Output, any Error>) -> Void
     private var outcome: Result<Output, any Error>?
 
     init(work: @escaping @Sendable (Session) throws -> Output, stored: StoredReport<Output>?,
-         completion: @escaping @Sendable (Result<Output, any Error>) -> Void) {
+         together: (any Sendable)?, completion: @escaping @Sendable (Result<Output, any Error>) -> Void) {
         self.work = work
         self.stored = stored
+        self.together = together
         self.completion = completion
+    }
+
+    func take(_ output: any Sendable) -> Bool {
+        guard let output = output as? Output else { return false }
+        outcome = .success(output)
+        return true
     }
 
     func perform(_ session: Session) throws {
