@@ -13,6 +13,10 @@
 #            ≥ 500,000 readings/s on PostgreSQL)
 #   single   POST /sensors/device_N/data {"value": 23.5} over 64 sensors (p99 ≤ 20 ms)
 # and the readings each stored are counted back through GET /sensors.
+# Then the ceiling: pgbench, with as many clients, inserting batches of 1,000
+# new rows into a table shaped as `readings` (no foreign key), each client
+# committing its own (fsync on): what this PostgreSQL takes on this machine,
+# whoever the client.
 # Prints one JSON object a phase and backend.
 #
 # Environment: DURATION=10, WARMUP=1, CONNECTIONS=16, WRK_THREADS=2,
@@ -135,4 +139,27 @@ for backend in sqlite postgresql; do
     phase "$backend" single post-single.lua /sensors/bench/data 1
     stop_process "$server_pid"
     server_pid=""
+done
+
+# --- The ceiling: PostgreSQL alone, batches of 1,000 plain inserts -----------------
+psql -X -q -h 127.0.0.1 -p "$pg_port" -U postgres -d bench -c '
+    CREATE TABLE ceiling_readings (sensor_id bigint NOT NULL, ts bigint NOT NULL,
+                                   value double precision NOT NULL, PRIMARY KEY (sensor_id, ts))'
+# Each client its own sensor, each batch a random run of 1,000 milliseconds.
+cat > "$work/ceiling.sql" <<'SQL'
+\set base random(1, 1000000000) * 1000
+INSERT INTO ceiling_readings SELECT :client_id, :base + g, 23.5 FROM generate_series(1, 1000) AS g;
+SQL
+chmod 644 "$work/ceiling.sql"
+# With one client too: a sensor's writes commit one after another (its row
+# keeps its count and newest reading), so one node's batches to one sensor
+# use one PostgreSQL backend, one core at most.
+for clients in "$CONNECTIONS" 1; do
+    say "postgresql: the ceiling, pgbench, $clients client(s), ${DURATION}s"
+    as_pg "$pg_bin/pgbench" -h 127.0.0.1 -p "$pg_port" -U postgres -n -c "$clients" -j "$(( clients < WRK_THREADS ? clients : WRK_THREADS ))" \
+        -T "$DURATION" -f "$work/ceiling.sql" bench > "$work/pgbench.txt" 2>&1 || { cat "$work/pgbench.txt" >&2; exit 1; }
+    tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$work/pgbench.txt" | head -n 1)
+    latency=$(sed -n 's/^latency average = \([0-9.]*\) ms/\1/p' "$work/pgbench.txt")
+    printf '{"backend":"postgresql","phase":"ceiling","clients":%d,"transactions_per_s":%s,"readings_per_s":%.0f,"latency_avg_ms":%s}\n' \
+        "$clients" "$tps" "$(echo "$tps * 1000" | bc -l)" "${latency:-0}"
 done
