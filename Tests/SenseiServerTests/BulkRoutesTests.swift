@@ -7,7 +7,7 @@ import SenseiTestSupport
 /// `GET /readings` and `GET /aggregates`: every sensor in one paged read, on
 /// the real server. Whatever the page size, the pages put together are each
 /// sensor's range exactly as its own route gives it.
-@Suite("Bulk routes", .serialized, .ownThread, .sqliteOnly)
+@Suite("Bulk routes", .serialized, .ownThread)
 struct BulkRoutesTests {
     static let minute: Int64 = 60_000
     static let hour: Int64 = 3_600_000
@@ -33,9 +33,10 @@ struct BulkRoutesTests {
             try Self.insert(server, "alpha", (0..<40).map { start + $0 * 7 * Self.minute }, using: &random)
             try Self.insert(server, "beta", (0..<5).map { now - 60_000 + $0 * 1000 }, using: &random)
             try Self.insert(server, "old", [start - 10 * Self.day], using: &random)
-            _ = try server.store.createSensor(code: "empty", name: nil, units: "", valueType: .float)
+            _ = try server.storage.createSensor(code: "empty", name: nil, units: "", valueType: .float, retentionDays: nil,
+                                                labels: [:], kind: .gauge, at: .now())
             try Self.insert(server, "gamma", (0..<30).map { start + Self.day + $0 * 13 * Self.minute }, using: &random)
-            #expect(try server.store.compact(now: .now()).packedHours > 0)
+            #expect(try server.compact(now: .now()).packedHours > 0)
 
             let after = start - Self.day
             let expected = try Self.expectedReadings(server, codes: ["alpha", "beta", "gamma"], after: after, before: nil)
@@ -68,7 +69,7 @@ struct BulkRoutesTests {
             #expect(second["next"] == .null)
             let all = try server.reader.get("/readings").json
             #expect(all["next"] == .null)
-            let idOfA = try #require(try server.store.sensor(.code("a"))).id
+            let idOfA = try #require(try server.storage.sensor(.code("a"))).id
             #expect(all["series"]?[0] == .object([
                 "id": .number(Double(idOfA)), "code": .string("a"),
                 "data": .array([.object(["timestamp": .string("2025-01-09T12:00:00Z"), "value": first["series"]![0]!["data"]![0]!["value"]!]),
@@ -161,13 +162,13 @@ struct BulkRoutesTests {
             try Self.insert(server, "p", (0..<300).map { start + $0 * 97_000 }, using: &random)
             try Self.insert(server, "q", (0..<50).map { now - 50 * 30_000 + $0 * 30_000 }, using: &random)
             try Self.insert(server, "r", (0..<200).map { start + Self.day + $0 * 41_000 }, using: &random)
-            _ = try server.store.compact(now: .now())
+            _ = try server.compact(now: .now())
             let after = start + 3 * Self.hour + 17_000
             for level in ["minute", "hour"] {
                 for window in ["", "&after=\(Self.rfc3339(after))", "&after=\(Self.rfc3339(after))&before=\(Self.rfc3339(now - Self.hour))"] {
                     var expected: [Item] = []
                     for code in ["p", "q", "r"] {
-                        let sensor = try #require(try server.store.sensor(.code(code)))
+                        let sensor = try #require(try server.storage.sensor(.code(code)))
                         let rows = try server.reader.get("/sensors/\(code)/aggregates?level=\(level)&limit=10000\(window)")
                         #expect(rows.status == 200)
                         expected += try rows.json["data"]?.arrayValue?.map { Item(sensorID: sensor.id, code: code, item: $0) } ?? []
@@ -184,7 +185,10 @@ struct BulkRoutesTests {
     /// 10,000 sensors (the default `--max-sensors`) of a few readings each,
     /// most silent since before the range: pages answer quickly. The bound is
     /// generous, only to catch a per-sensor cost gone wrong.
-    @Test func tenThousandSensorsAnswerQuickly() async throws {
+    // SQLite only for now: PostgreSQL's bulk reads ask sensor by sensor, a
+    // round trip each, and took 22.8 s for all readings here (SQLite: 0.8 s),
+    // too close to the bound. To do: one statement for a page's sensors.
+    @Test(.sqliteOnly) func tenThousandSensorsAnswerQuickly() async throws {
         try await withTestServer { server in
             let now = Timestamp.now().milliseconds
             var points: [SeriesPoint] = []
@@ -199,9 +203,9 @@ struct BulkRoutesTests {
                 }
             }
             for chunk in stride(from: 0, to: points.count, by: 6_000) {
-                try server.store.ingest(Array(points[chunk..<min(chunk + 6_000, points.count)]))
+                try server.storage.ingestCommitted(Array(points[chunk..<min(chunk + 6_000, points.count)]))
             }
-            #expect(try server.store.sensors().count == 10_000)
+            #expect(try server.storage.sensors().count == 10_000)
 
             var timings: [String] = []
             func timed(_ name: String, _ path: String, expecting items: Int) throws {
@@ -242,7 +246,7 @@ struct BulkRoutesTests {
         let readings = times.map {
             ReadingInput(timestamp: Timestamp(milliseconds: $0), value: Double(Int64.random(in: -500...500, using: &random)) / 4)
         }
-        try server.store.insertReadings(readings, into: .code(code), createIfMissing: true)
+        try server.insertReadings(readings, into: .code(code), createIfMissing: true)
     }
 
     /// Each sensor's readings in the range through its own route, in the
@@ -250,7 +254,7 @@ struct BulkRoutesTests {
     static func expectedReadings(_ server: TestServer, codes: [String], after: Int64?, before: Int64?) throws -> [Item] {
         var items: [Item] = []
         for code in codes {
-            let sensor = try #require(try server.store.sensor(.code(code)))
+            let sensor = try #require(try server.storage.sensor(.code(code)))
             var path = "/sensors/\(code)/data?order=asc&limit=10000"
             if let after { path += "&after=\(rfc3339(after))" }
             if let before { path += "&before=\(rfc3339(before))" }

@@ -200,7 +200,7 @@ enum RandomDataset {
     /// up to days in between, in batches of random size and order, then
     /// retries (some with new values), repeats within a batch and readings
     /// without timestamps that collide. Returns every timestamp written.
-    static func insert(into store: SenseiStore, code: String, exactValues: Bool,
+    static func insert(into store: any ReadingStore, code: String, exactValues: Bool,
                        using random: inout SplitMix64) throws -> [Int64] {
         func value() -> Double {
             exactValues ? Double(Int.random(in: -4000...4000, using: &random)) / 4
@@ -238,12 +238,12 @@ enum RandomDataset {
             batches.append(retry)
         }
         for batch in batches {
-            try store.insertReadings(batch, into: .code(code), createIfMissing: true)
+            try store.insertCommitted(batch, into: .code(code), createIfMissing: true)
         }
         // Receive-time readings on taken milliseconds move on, one by one.
         let receivedAt = Timestamp(milliseconds: times.randomElement(using: &random)!)
         let unstamped = (0..<5).map { _ in ReadingInput(timestamp: nil, value: value()) }
-        try store.insertReadings(unstamped, into: .code(code), createIfMissing: true, receivedAt: receivedAt)
+        try store.insertCommitted(unstamped, into: .code(code), createIfMissing: true, receivedAt: receivedAt)
         times.append(receivedAt.milliseconds + 5)
         return times
     }

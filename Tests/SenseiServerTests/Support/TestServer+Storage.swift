@@ -56,9 +56,9 @@ extension ReadingStore {
     /// `insertReadings`, waiting for the commit: how many were accepted.
     @discardableResult
     func insertCommitted(_ readings: [ReadingInput], into reference: SensorReference,
-                         createIfMissing: Bool) throws -> Int {
+                         createIfMissing: Bool, receivedAt: Timestamp = .now()) throws -> Int {
         try waitForCompletion {
-            insertReadings(readings, into: reference, createIfMissing: createIfMissing, receivedAt: .now(),
+            insertReadings(readings, into: reference, createIfMissing: createIfMissing, receivedAt: receivedAt,
                            completion: $0)
         }
     }
