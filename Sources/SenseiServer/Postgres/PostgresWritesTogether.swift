@@ -1,6 +1,5 @@
 import PostgresNIO
 import SenseiModels
-import Synchronization
 
 /// The group's common writes in one statement: writes of readings to
 /// sensors this node wrote to before (their id and type remembered in
@@ -207,50 +206,4 @@ struct PostgresWritesTogether {
     }
 
     struct Raced: Error {}
-}
-
-/// Readings placed at their milliseconds, one per millisecond, the later
-/// value winning; `order` keeps each input's millisecond, in input order.
-struct PlacedReadings {
-    var timestamps: [Int64] = []
-    var values: [Double] = []
-    var order: [Int64] = []
-    private var index: [Int64: Int] = [:]
-
-    mutating func place(_ ts: Int64, _ value: Double) {
-        order.append(ts)
-        if let at = index[ts] {
-            values[at] = value
-        } else {
-            index[ts] = timestamps.count
-            timestamps.append(ts)
-            values.append(value)
-        }
-    }
-}
-
-/// What a write needs of the sensors this node wrote to lately, by the
-/// reference its writes name them with: never trusted, only tried (see
-/// `PostgresQuickWrite`), so another node's change or deletion is noticed.
-final class WriteTargets: Sendable {
-    struct Target: Sendable {
-        let id: Int64
-        let code: String
-        let valueType: ValueType
-    }
-
-    /// Past this many, the map starts again empty: a bound on memory, not a cache policy.
-    static let limit = 50_000
-    private let targets = Mutex<[SensorReference: Target]>([:])
-
-    subscript(reference: SensorReference) -> Target? {
-        targets.withLock { $0[reference] }
-    }
-
-    func remember(_ target: Target, as reference: SensorReference) {
-        targets.withLock { targets in
-            if targets.count >= Self.limit { targets.removeAll(keepingCapacity: true) }
-            targets[reference] = target
-        }
-    }
 }
