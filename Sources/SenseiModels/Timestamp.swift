@@ -61,34 +61,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     public func appendRFC3339(to bytes: inout [UInt8]) {
-        let c = components
-        // Filled in a fixed buffer and appended once: this runs for every
-        // reading of every response.
-        var text: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                   UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 45, 0, 0, 45, 0, 0, 84, 0, 0, 58, 0, 0, 58, 0, 0, 46, 0, 0, 0, 90)
-        withUnsafeMutableBytes(of: &text) { buffer in
-            func put(_ value: Int, _ width: Int, at offset: Int) {
-                var rest = max(0, value)
-                for index in stride(from: offset + width - 1, through: offset, by: -1) {
-                    buffer[index] = UInt8(rest % 10) + 48
-                    rest /= 10
-                }
-            }
-            put(c.year, 4, at: 0)
-            put(c.month, 2, at: 5)
-            put(c.day, 2, at: 8)
-            put(c.hour, 2, at: 11)
-            put(c.minute, 2, at: 14)
-            put(c.second, 2, at: 17)
-            if c.millisecond != 0 {
-                put(c.millisecond, 3, at: 20)
-                bytes.append(contentsOf: buffer[0..<24])
-            } else {
-                buffer[19] = UInt8(ascii: "Z")
-                bytes.append(contentsOf: buffer[0..<20])
-            }
-        }
+        var dates = RFC3339Dates()
+        dates.append(self, to: &bytes)
     }
 
     /// Parses RFC 3339 (`T`, `t` or a space between date and time; `Z` or an

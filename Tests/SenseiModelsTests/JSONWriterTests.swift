@@ -105,9 +105,9 @@ private let formattedNumbers: [(Double, String)] = [
     @Test func escapesDynamicKeys() {
         var writer = JSONWriter()
         writer.beginObject()
-        writer.key("we\"ird\nkey")
+        writer.key(String("we\"ird\nkey"))
         writer.int(1)
-        writer.key("°C")
+        writer.key(String("°C"))
         writer.int(2)
         writer.endObject()
         #expect(writer.string == #"{"we\"ird\nkey":1,"°C":2}"#)
@@ -168,6 +168,29 @@ private let formattedNumbers: [(Double, String)] = [
         writer.endArray()
         let parsed = try #require(try JSONParser.parse(writer.bytes).arrayValue)
         #expect(parsed == values.map(JSONValue.number))
+    }
+
+    /// Values with up to three decimals take a short path of their own; its
+    /// text must be what `Double.description` writes, at the edges of the
+    /// path (0.001, 1e9, three decimals) and for values that only nearly
+    /// have three decimals.
+    @Test func shortDecimalsAreWrittenAsDescriptionWritesThem() {
+        var values: [Double] = [0.001, 0.0011, 0.0009, 0.005, 0.1 + 0.2, 999_999_999.999, 1e9 - 0.5, 1e9 + 0.5,
+                                 123.4565, 0.125, 1.05, 2.675, 100.015, 8_388_608.1, 16_777_217.25]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<200_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let scale = [10.0, 100, 1_000, 10_000][Int(state >> 62)]
+            let magnitude = [1e3, 1e6, 1e9, 1e12][Int(state >> 60 & 3)]
+            values.append(Double(Int64(state >> 20) % Int64(magnitude * scale)) / scale)
+            values.append(Double(bitPattern: 0x3F50_0000_0000_0000 + state % 0x0150_0000_0000_0000))
+        }
+        var mismatches: [Double] = []
+        for value in values + values.map(-) where value.isFinite && value.rounded() != value {
+            if formatNumber(value) != value.description { mismatches.append(value) }
+        }
+        #expect(values.count > 400_000)
+        #expect(mismatches.isEmpty, "first: \(mismatches.prefix(5).map { "\($0): \(formatNumber($0))" })")
     }
 
     @Test func valueWritesObjectKeysSorted() {

@@ -44,6 +44,30 @@ import Testing
         #expect(samples.count > 40_000)
         #expect(failures.isEmpty, "first failures: \(failures.prefix(5))")
     }
+
+    /// A writer remembers the last timestamp's date: timestamps a second
+    /// apart across midnights, a day apart and back again, and the samples
+    /// out of order, each written as the calendar says.
+    @Test func aWriterOfManyTimestampsWritesEachDate() throws {
+        let calendar = NaiveCalendar()
+        var samples: [Int64] = []
+        for midnight in [Int64(0), 1_704_067_200_000, -86_400_000, 253_402_214_400_000] {
+            samples += stride(from: midnight - 3_000, through: midnight + 3_000, by: 999).map { $0 }
+        }
+        samples += stride(from: Int64(1_700_000_000_123), to: 1_700_000_000_123 + 40 * 86_400_000, by: 86_400_000)
+        samples += samples.reversed()
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        for _ in 0..<2_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            samples.append(Int64(bitPattern: state >> 24) % 250_000_000_000_000)
+        }
+        var writer = JSONWriter()
+        writer.beginArray()
+        for milliseconds in samples { writer.timestamp(Timestamp(milliseconds: milliseconds)) }
+        writer.endArray()
+        let written = try #require(try JSONParser.parse(writer.bytes).arrayValue).map(\.stringValue)
+        #expect(written == samples.map { calendar.rfc3339(milliseconds: $0, offsetMinutes: 0) })
+    }
 }
 
 /// A calendar counted year by year and month by month, sharing no code with the

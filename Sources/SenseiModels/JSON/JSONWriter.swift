@@ -6,6 +6,9 @@
 public struct JSONWriter: Sendable {
     public private(set) var bytes: [UInt8] = []
     private var needsComma = false
+    /// The last timestamp's day, so that a list of readings works out each
+    /// day's date once rather than once a reading.
+    private var dates = RFC3339Dates()
 
     public init(capacity: Int = 256) {
         bytes.reserveCapacity(capacity)
@@ -40,7 +43,10 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// A key written in the source: copied as it is, so it must need no escaping.
     public mutating func key(_ key: StaticString) {
+        assert(UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+            .allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }, "\(key) needs escaping")
         separate()
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
@@ -48,6 +54,11 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// A key known only at run time. Disfavoured so that a literal key takes
+    /// the `StaticString` overload above, which needs no escaping check (a
+    /// literal otherwise becomes a `String`: every reading's two keys were
+    /// scanned for quotes).
+    @_disfavoredOverload
     public mutating func key(_ key: String) {
         string(key)
         bytes.append(UInt8(ascii: ":"))
@@ -86,7 +97,7 @@ public struct JSONWriter: Sendable {
     public mutating func timestamp(_ value: Timestamp) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        value.appendRFC3339(to: &bytes)
+        dates.append(value, to: &bytes)
         bytes.append(UInt8(ascii: "\""))
     }
 
@@ -112,19 +123,7 @@ public struct JSONWriter: Sendable {
 
     private mutating func appendDigits(_ value: Int64) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[19 - count] = UInt8(magnitude % 10) + 48
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            bytes.append(contentsOf: buffer[(20 - count)...])
-        }
+        appendUnsigned(value.magnitude, to: &bytes)
     }
 }
 
@@ -136,10 +135,9 @@ public func appendNumber(_ value: Double, to bytes: inout [UInt8]) {
         return
     }
     if value.rounded() == value && abs(value) < 9.007_199_254_740_992e15 {
-        var writer = JSONWriter(capacity: 0)
-        writer.int(Int64(value))
-        bytes.append(contentsOf: writer.bytes)
-    } else {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        appendUnsigned(Int64(value).magnitude, to: &bytes)
+    } else if !appendShortDecimal(value, to: &bytes) {
         bytes.append(contentsOf: value.description.utf8)
     }
 }

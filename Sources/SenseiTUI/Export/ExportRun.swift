@@ -12,9 +12,12 @@ struct ExportRun {
     var filter: SensorFilter
     var after: Timestamp?
     var before: Timestamp?
-    /// 20,000 readings a page: a 100,000-reading page parsed as JSON took the
-    /// process past 130 MB; this keeps it near 50 MB at the same rate.
-    var pageSize = 20_000
+    /// 50,000 readings a page: the pages are scanned in place, not parsed
+    /// into JSON values, so a page costs about 5 MB here. Each request costs
+    /// a round of URLSession and the server's lookup of where the cursor is:
+    /// over loopback 20,000-reading pages exported 2,000,000 points in 2.0 s,
+    /// 50,000-reading pages in 1.4–1.6 s, at 51 MB RSS against 45.
+    var pageSize = 50_000
 
     /// Writes the readings; returns (sensors, points).
     func run(into writer: ExportWriter) async throws -> (sensors: Int, points: Int) {
@@ -48,8 +51,10 @@ struct ExportRun {
         while let task = pending {
             let body = try await task.value
             guard let page = BulkPageScanner.scan(body) else {
-                // Not the shape the scanner knows (a server of another version): the general parser, a page at a time.
-                let page = try await client.bulkReadings(after: after, before: before, limit: pageSize, cursor: cursor,
+                // Not the shape the scanner knows (a server of another version): the general
+                // parser, a page at a time, in smaller pages (its JSON values take ten times the text).
+                let page = try await client.bulkReadings(after: after, before: before, limit: min(pageSize, 10_000),
+                                                         cursor: cursor,
                                                          labels: labels)
                 for (sensorId, readings) in page.series {
                     guard let prefix = prefixes[sensorId] else { continue }
@@ -61,10 +66,8 @@ struct ExportRun {
             }
             cursor = page.next
             pending = cursor.map(request)
-            for item in page.items {
-                // A sensor made after the list was read is not in the export.
-                if let prefix = prefixes[item.sensorId] { try writer.write(item, of: body, prefix: prefix) }
-            }
+            // A sensor made after the list was read is not in the export.
+            try writer.write(page.items, of: body, prefixes: prefixes)
         }
     }
 

@@ -28,7 +28,8 @@ final class ExportWriter {
             appendNumber(reading.value, to: &buffer)
             buffer.append(UInt8(ascii: " "))
             // Sensei keeps milliseconds: the nanoseconds are six zeros more.
-            appendInteger(reading.timestamp.milliseconds)
+            if reading.timestamp.milliseconds < 0 { buffer.append(UInt8(ascii: "-")) }
+            appendUnsigned(reading.timestamp.milliseconds.magnitude, to: &buffer)
             buffer.append(contentsOf: [48, 48, 48, 48, 48, 48])
         case .csv:
             reading.timestamp.appendRFC3339(to: &buffer)
@@ -40,26 +41,59 @@ final class ExportWriter {
         if buffer.count >= Self.flushAt { try flush() }
     }
 
-    /// A reading as the server wrote it: its value text goes out unchanged.
-    func write(_ item: BulkPageScanner.Item, of page: [UInt8], prefix: [UInt8]) throws {
-        buffer.append(contentsOf: prefix)
-        switch format {
-        case .lineProtocol:
-            buffer.append(contentsOf: page[item.value])
-            buffer.append(UInt8(ascii: " "))
-            appendInteger(item.milliseconds)
-            buffer.append(contentsOf: [48, 48, 48, 48, 48, 48])
-        case .csv:
-            buffer.append(contentsOf: page[item.timestamp])
-            buffer.append(UInt8(ascii: ","))
-            buffer.append(contentsOf: page[item.value])
+    /// A scanned page's readings as the server wrote them: their value text
+    /// goes out unchanged. Readings of sensors without a prefix (made after
+    /// the sensor list was read) are left out. The page is written in one
+    /// pass with the buffer held here, not a call and an access check a reading.
+    func write(_ items: [BulkPageScanner.Item], of page: [UInt8], prefixes: [Int64: [UInt8]]) throws {
+        var buffer = take()
+        var count = 0
+        defer {
+            self.buffer = buffer
+            points += count
         }
-        buffer.append(UInt8(ascii: "\n"))
-        points += 1
-        if buffer.count >= Self.flushAt { try flush() }
+        var sensorId: Int64?
+        var prefix: [UInt8]?
+        for item in items {
+            if item.sensorId != sensorId {
+                sensorId = item.sensorId
+                prefix = prefixes[item.sensorId]
+            }
+            guard let prefix else { continue }
+            buffer.append(contentsOf: prefix)
+            switch format {
+            case .lineProtocol:
+                buffer.append(contentsOf: page[item.value])
+                buffer.append(UInt8(ascii: " "))
+                // Sensei keeps milliseconds: the nanoseconds are six zeros more.
+                if item.milliseconds < 0 { buffer.append(UInt8(ascii: "-")) }
+                appendUnsigned(item.milliseconds.magnitude, to: &buffer)
+                buffer.append(contentsOf: [48, 48, 48, 48, 48, 48])
+            case .csv:
+                buffer.append(contentsOf: page[item.timestamp])
+                buffer.append(UInt8(ascii: ","))
+                buffer.append(contentsOf: page[item.value])
+            }
+            buffer.append(UInt8(ascii: "\n"))
+            count += 1
+            if buffer.count >= Self.flushAt { try flush(&buffer) }
+        }
     }
 
     func flush() throws {
+        var buffer = take()
+        defer { self.buffer = buffer }
+        try flush(&buffer)
+    }
+
+    /// The buffer, moved out so that appending to it copies nothing.
+    private func take() -> [UInt8] {
+        var taken: [UInt8] = []
+        swap(&taken, &buffer)
+        return taken
+    }
+
+    private func flush(_ buffer: inout [UInt8]) throws {
         var offset = 0
         while offset < buffer.count {
             let written = buffer.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
@@ -68,28 +102,6 @@ final class ExportWriter {
             offset += written
         }
         buffer.removeAll(keepingCapacity: true)
-    }
-
-    private func appendInteger(_ value: Int64) {
-        if value < 0 {
-            // Before 1970: the minus, then the digits of the magnitude with the zeros after.
-            buffer.append(UInt8(ascii: "-"))
-            appendInteger(-value)
-            return
-        }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { raw in
-            repeat {
-                raw[19 - count] = UInt8(48 + rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            buffer.append(contentsOf: raw[(20 - count)...])
-        }
     }
 }
 
