@@ -30,7 +30,6 @@ struct DashboardCommand: ParsableCommand {
         guard isatty(STDOUT_FILENO) == 1 else {
             throw ValidationError("the dashboard needs a terminal; use 'sensei list' or 'sensei show' in scripts")
         }
-        MallocTuning.limitArenas()
         // Before initscr: ncurses reads the locale once, and braille needs UTF-8.
         setlocale(LC_ALL, "")
         let terminal = Terminal()

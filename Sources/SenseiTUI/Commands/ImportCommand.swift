@@ -38,8 +38,6 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // Batches are compressed on two threads at most: two arenas, not one per thread, keep RSS flat.
-        MallocTuning.limitArenas(2)
         let config = try connection.resolve()
         guard let url = URL(string: config.url) else { throw ValidationError(ConfigError.invalidURL(config.url).description) }
         // Long timeouts: a batch waits for its group commit on a busy server.
@@ -96,7 +94,6 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        MallocTuning.limitArenas(2)
         let config = try connection.resolve()
         guard let url = URL(string: config.url) else { throw ValidationError(ConfigError.invalidURL(config.url).description) }
         let client = APIClient(baseURL: url, token: config.token, timeout: 60)
