@@ -19,7 +19,7 @@ public struct SenseiCommand: AsyncParsableCommand {
     /// the arenas the runtime's threads already made stay in use, and each
     /// keeps what was freed in it: a batch is read on one thread and freed on
     /// another. Importing 2,000,000 points peaked at 46.8–50.4 MiB with the
-    /// limit set in `run`, 44.6–46.4 MiB with it set first, as fast.
+    /// limit set in `run`, 45.9–46.9 MiB with it set first, as fast.
     public static func prepareProcess() {
         MallocTuning.limitArenas(1)
     }
