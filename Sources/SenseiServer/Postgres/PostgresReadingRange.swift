@@ -28,10 +28,12 @@ struct PostgresReadingRange {
 
     /// Calls `body` with each reading in time order (`ascending` or not)
     /// until it returns false. `expected`: about how many the caller wants,
-    /// the first page's size.
-    func forEach(ascending: Bool, expected: Int = 256, in session: PostgresSession,
+    /// the first page's size. `resumingAfter`: ascending, the rows and
+    /// packed hours after that key only (the last one a caller was given).
+    func forEach(ascending: Bool, expected: Int = 256, resumingAfter key: Int64? = nil, in session: PostgresSession,
                  _ body: (Int64, Double) throws -> Bool) throws {
-        try forEachRowOrBlock(ascending: ascending, expected: expected, in: session, row: body) { block in
+        try forEachRowOrBlock(ascending: ascending, expected: expected, resumingAfter: key, in: session,
+                              row: body) { block in
             try forEachReading(in: block, ascending: ascending, body)
         }
     }
@@ -50,12 +52,18 @@ struct PostgresReadingRange {
     /// block's readings outside the range are the callee's to skip.
     /// `summaries`: read the blocks' usage summaries too.
     func forEachRowOrBlock(ascending: Bool, summaries: Bool = false, expected: Int = 256,
+                           resumingAfter key: Int64? = nil,
                            in session: PostgresSession, row rowBody: (Int64, Double) throws -> Bool,
                            block blockBody: (PackedHour) throws -> Bool) throws {
         guard lo <= hi else { return }
         // Rows from `rowsFrom`, blocks from `blocksFrom`, both through `to`
         // (ascending; descending walks down from `to`).
         var rowsFrom = lo, blocksFrom = PackedHours.start(of: lo), to = hi
+        if let key {
+            guard ascending, key < Int64.max else { return }
+            rowsFrom = Swift.max(rowsFrom, key + 1)
+            blocksFrom = Swift.max(blocksFrom, key + 1)
+        }
         var pageSize = Swift.min(Swift.max(expected, 16), Self.largestPage)
         while true {
             let rows = try session.rows(Self.page(of: sensorID, rowsFrom: rowsFrom, blocksFrom: blocksFrom,

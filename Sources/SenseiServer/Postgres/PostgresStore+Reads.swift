@@ -50,22 +50,60 @@ extension PostgresStore: ReadingStore {
         return try snapshot { session in
             var remaining = query.limit
             var next: BulkCursor?
-            for sensor in try Self.bulkSensors(from: query.cursor, newestAtLeast: lo, labeled: query.labels,
-                                               in: session) {
-                let from = query.cursor?.sensorID == sensor.id ? max(lo, query.cursor!.position) : lo
-                try PostgresReadingRange(sensorID: sensor.id, lo: from, hi: hi)
-                    .forEach(ascending: true, expected: remaining + 1, in: session) { ts, value in
-                        guard remaining > 0 else {
-                            next = BulkCursor(sensorID: sensor.id, position: ts)
-                            return false
-                        }
-                        try visit(sensor, ts, value)
-                        remaining -= 1
-                        return true
+            let sensors = try Self.bulkSensors(from: query.cursor, newestAtLeast: lo, labeled: query.labels,
+                                               in: session)
+            // One more than fits: the first reading of the next page, if any.
+            for run in Self.runs(of: sensors, fitting: { remaining + 1 }) {
+                let ranges = run.map { sensor in
+                    PostgresReadingRange(sensorID: sensor.id, lo: query.cursor?.sensorID == sensor.id
+                                             ? max(lo, query.cursor!.position) : lo, hi: hi)
+                }
+                func hand(_ index: Int, _ ts: Int64, _ value: Double) throws -> Bool {
+                    guard remaining > 0 else {
+                        next = BulkCursor(sensorID: run[run.startIndex + index].id, position: ts)
+                        return false
                     }
+                    try visit(run[run.startIndex + index].sensor, ts, value)
+                    remaining -= 1
+                    return true
+                }
+                if ranges.count == 1 {
+                    try ranges[0].forEach(ascending: true, expected: remaining + 1, in: session) { try hand(0, $0, $1) }
+                } else {
+                    try PostgresRangesTogether(ranges: ranges).forEach(limit: remaining + 1, in: session, hand)
+                }
                 if next != nil { break }
             }
             return next
+        }
+    }
+
+    /// A bulk read's sensor with how many readings it holds in all (at least
+    /// as many as in any range).
+    struct CountedSensor {
+        let sensor: BulkSensor
+        let count: Int64
+        var id: Int64 { sensor.id }
+    }
+
+    /// The sensors in runs read with one statement each: consecutive sensors
+    /// whose readings together fit what the page still takes (`fitting`, asked
+    /// before each run), at most 1,000; a sensor with more is a run of its
+    /// own, walked page by page until the page is full.
+    static func runs(of sensors: [CountedSensor], fitting: @escaping () -> Int) -> some Sequence<ArraySlice<CountedSensor>> {
+        var start = sensors.startIndex
+        return AnySequence {
+            AnyIterator { () -> ArraySlice<CountedSensor>? in
+                guard start < sensors.endIndex else { return nil }
+                let room = Int64(fitting())
+                var end = start + 1, total = sensors[start].count
+                while end < sensors.endIndex, end - start < 1_000, total + sensors[end].count <= room {
+                    total += sensors[end].count
+                    end += 1
+                }
+                defer { start = end }
+                return sensors[start..<end]
+            }
         }
     }
 
@@ -74,13 +112,13 @@ extension PostgresStore: ReadingStore {
     /// silent since is passed over from the sensors table alone).
     static func bulkSensors(from cursor: BulkCursor?, newestAtLeast lo: Int64,
                             labeled labels: [(key: String, value: String)],
-                            in session: PostgresSession) throws -> [BulkSensor] {
-        var query: PostgresQuery = "SELECT id, code FROM sensors s WHERE id >= \(cursor?.sensorID ?? Int64.min) AND latest_ts >= \(lo)"
+                            in session: PostgresSession) throws -> [CountedSensor] {
+        var query: PostgresQuery = "SELECT id, code, reading_count FROM sensors s WHERE id >= \(cursor?.sensorID ?? Int64.min) AND latest_ts >= \(lo)"
         appendLabelFilter(labels, to: &query, hasWhere: true)
         query.sql += " ORDER BY id"
         return try session.rows(query).map { row in
-            let (id, code) = try row.decode((Int64, String).self)
-            return BulkSensor(id: id, code: code)
+            let (id, code, count) = try row.decode((Int64, String, Int64).self)
+            return CountedSensor(sensor: BulkSensor(id: id, code: code), count: count)
         }
     }
 

@@ -76,6 +76,12 @@ extension PostgresStore: RollupStore {
         }
     }
 
+    /// The readings of the rows of `level` starting in [lo, hi]: from the
+    /// first whole row at or after lo, through the end of the row holding hi.
+    static func aggregateBounds(level: RollupLevel, from lo: Int64, through hi: Int64) -> (first: Int64, last: Int64) {
+        (level.start(of: lo) == lo ? lo : level.start(of: lo) + level.width, level.start(of: hi) + level.width - 1)
+    }
+
     /// The rows of `level` starting in [lo, hi] (milliseconds within
     /// `Timestamp.range`), oldest first, at most `limit`, folded from the
     /// readings (a packed hour's decoded, as SQLite finds its minutes and
@@ -83,9 +89,7 @@ extension PostgresStore: RollupStore {
     static func aggregateRows(of sensorID: Int64, level: RollupLevel, from lo: Int64, through hi: Int64,
                               limit: Int, in session: PostgresSession) throws -> [SpanRow] {
         guard lo <= hi, limit >= 1 else { return [] }
-        // The first whole row at or after lo, through the end of the row holding hi.
-        let first = level.start(of: lo) == lo ? lo : level.start(of: lo) + level.width
-        let last = level.start(of: hi) + level.width - 1
+        let (first, last) = aggregateBounds(level: level, from: lo, through: hi)
         var rows: [SpanRow] = []
         try PostgresReadingRange(sensorID: sensorID, lo: first, hi: last)
             .forEach(ascending: true, expected: Swift.min(limit, 4_096), in: session) { ts, value in
@@ -102,18 +106,55 @@ extension PostgresStore: RollupStore {
         let hi = query.before?.milliseconds ?? Timestamp.range.upperBound
         return try snapshot { session in
             var remaining = query.limit
-            // A row starting at or after `lo` holds readings from `lo` on.
-            for sensor in try Self.bulkSensors(from: query.cursor, newestAtLeast: lo, labeled: query.labels,
-                                               in: session) {
-                let from = query.cursor?.sensorID == sensor.id ? max(lo, query.cursor!.position) : lo
-                // One more than fits: the first row of the next page, if any.
-                let rows = try Self.aggregateRows(of: sensor.id, level: level, from: from, through: hi,
-                                                  limit: remaining + 1, in: session)
+            var next: BulkCursor?
+            /// A sensor's rows to `visit`, as many as the page takes; false
+            /// (and `next` set) when the page is full.
+            func hand(_ rows: [SpanRow], of sensor: BulkSensor) throws -> Bool {
                 for row in rows.prefix(remaining) { try visit(sensor, row.wire) }
-                if rows.count > remaining { return BulkCursor(sensorID: sensor.id, position: rows[remaining].start) }
+                if rows.count > remaining {
+                    next = BulkCursor(sensorID: sensor.id, position: rows[remaining].start)
+                    return false
+                }
                 remaining -= rows.count
+                return true
             }
-            return nil
+            let sensors = try Self.bulkSensors(from: query.cursor, newestAtLeast: lo, labeled: query.labels,
+                                               in: session)
+            // A row starting at or after `lo` holds readings from `lo` on.
+            func from(_ sensor: CountedSensor) -> Int64 {
+                query.cursor?.sensorID == sensor.id ? max(lo, query.cursor!.position) : lo
+            }
+            // A sensor's readings are at least as many as its rows: a run's
+            // readings that fit the page are rows that fit it.
+            for run in Self.runs(of: sensors, fitting: { remaining + 1 }) {
+                if run.count == 1, let sensor = run.first {
+                    // One more than fits: the first row of the next page, if any.
+                    let rows = try Self.aggregateRows(of: sensor.id, level: level, from: from(sensor), through: hi,
+                                                      limit: remaining + 1, in: session)
+                    guard try hand(rows, of: sensor.sensor) else { return next }
+                    continue
+                }
+                let ranges = run.map { sensor in
+                    let bounds = Self.aggregateBounds(level: level, from: from(sensor), through: hi)
+                    return PostgresReadingRange(sensorID: sensor.id, lo: bounds.first, hi: bounds.last)
+                }
+                var current = run.startIndex, rows: [SpanRow] = []
+                var full = false
+                try PostgresRangesTogether(ranges: ranges).forEach(limit: remaining + 1, in: session) { index, ts, value in
+                    if run.startIndex + index != current {
+                        guard try hand(rows, of: run[current].sensor) else {
+                            full = true
+                            return false
+                        }
+                        current = run.startIndex + index
+                        rows = []
+                    }
+                    rows.fold(ts, value, level: level)
+                    return true
+                }
+                guard !full, try hand(rows, of: run[current].sensor) else { return next }
+            }
+            return next
         }
     }
 
