@@ -58,7 +58,6 @@ package final class PostgresServer: @unchecked Sendable {
             // PostgreSQL refuses to run as root: its directory is the postgres user's.
             _ = try runTool("/bin/chown", ["postgres:postgres", directory])
         }
-        port = try FreePort.find()
         let initdb = try runTool(Self.asServerUser(bin + "/initdb").executable,
                                  Self.asServerUser(bin + "/initdb").arguments + [
                                      "-D", directory + "/data", "-U", "postgres", "--auth=trust", "-E", "UTF8",
@@ -68,21 +67,35 @@ package final class PostgresServer: @unchecked Sendable {
             throw PostgresUnavailable(description: "initdb failed: \(initdb.error.suffix(2000))")
         }
         try Self.makeCertificate(in: directory)
-        let postgres = Self.asServerUser(bin + "/postgres")
-        process = try ChildProcess(postgres.executable, postgres.arguments + [
-            "-D", directory + "/data", "-p", "\(port)", "-k", directory, "-c", "listen_addresses=127.0.0.1",
-            "-c", "fsync=off", "-c", "max_connections=400", "-c", "shared_buffers=64MB",
-            // TLS on offer, as a managed PostgreSQL has it: `sslmode=require` and
-            // `verify-full` are tested against it; the harness itself uses `disable`.
-            "-c", "ssl=on", "-c", "ssl_cert_file=\(directory)/server.crt", "-c", "ssl_key_file=\(directory)/server.key",
-        ])
-        let ready = waitUntil(seconds: 60, every: .milliseconds(50)) {
-            (try? Self.psql(port: self.port, directory: self.directory, "SELECT 1").status) == 0
-        }
-        guard ready else {
+        (port, process) = try Self.start(bin, in: directory)
+    }
+
+    /// Starts the cluster on a free port. The port found free may be taken
+    /// before PostgreSQL binds it (by another test process's connections, or
+    /// its own PostgreSQL): then this one exits, and a new port is tried. Its
+    /// readiness is asked through the Unix socket in its own directory, never
+    /// the TCP port, which could answer for another cluster.
+    private static func start(_ bin: String, in directory: String) throws -> (Int, ChildProcess) {
+        var failures: [String] = []
+        for _ in 0..<5 {
+            let port = try FreePort.find()
+            let postgres = asServerUser(bin + "/postgres")
+            let process = try ChildProcess(postgres.executable, postgres.arguments + [
+                "-D", directory + "/data", "-p", "\(port)", "-k", directory, "-c", "listen_addresses=127.0.0.1",
+                "-c", "fsync=off", "-c", "max_connections=400", "-c", "shared_buffers=64MB",
+                // TLS on offer, as a managed PostgreSQL has it: `sslmode=require` and
+                // `verify-full` are tested against it; the harness itself uses `disable`.
+                "-c", "ssl=on", "-c", "ssl_cert_file=\(directory)/server.crt",
+                "-c", "ssl_key_file=\(directory)/server.key",
+            ])
+            let ready = waitUntil(seconds: 60, every: .milliseconds(50)) {
+                !process.isRunning || (try? psql(host: directory, port: port, "SELECT 1").status) == 0
+            }
+            if ready && process.isRunning { return (port, process) }
             process.signal(SIGKILL)
-            throw PostgresUnavailable(description: "postgres did not start within 60 s: \(process.error.suffix(2000))")
+            failures.append("port \(port): \(process.error.suffix(500))")
         }
+        throw PostgresUnavailable(description: "postgres did not start: \(failures.joined(separator: "; "))")
     }
 
     /// A new, empty database for `key` (a test server's data directory), or
@@ -98,7 +111,7 @@ package final class PostgresServer: @unchecked Sendable {
             return (url, true)
         }
         if isNew {
-            let made = try Self.psql(port: port, directory: directory, "CREATE DATABASE \(url.database)")
+            let made = try Self.psql(port: port, "CREATE DATABASE \(url.database)")
             guard made.status == 0 else {
                 throw PostgresUnavailable(description: "CREATE DATABASE failed: \(made.error)")
             }
@@ -108,12 +121,13 @@ package final class PostgresServer: @unchecked Sendable {
 
     /// Runs SQL as the `postgres` superuser in `database`; the tool's result.
     package func psql(_ sql: String, database: String = "postgres") throws -> ToolResult {
-        try Self.psql(port: port, directory: directory, sql, database: database)
+        try Self.psql(port: port, sql, database: database)
     }
 
-    private static func psql(port: Int, directory: String, _ sql: String,
+    /// `host`: 127.0.0.1, or the directory of the cluster's Unix socket.
+    private static func psql(host: String = "127.0.0.1", port: Int, _ sql: String,
                              database: String = "postgres") throws -> ToolResult {
-        try runTool("psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)",
+        try runTool("psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", "\(port)",
                              "-U", "postgres", "-d", database, "-c", sql], timeout: 60)
     }
 
