@@ -8,7 +8,7 @@ import SenseiModels
 /// (hour rows, minute rows, readings at the edges, packed hours and the
 /// frontier); everything else from the readings. The two paths must agree:
 /// a WHERE on a field (which holds for every reading) forces the readings path.
-@Suite("InfluxQL rollups", .ownThread)
+@Suite("InfluxQL rollups")
 struct InfluxQLRollupTests {
     static let start: Int64 = 1_704_067_200_000  // 2024-01-01T00:00:00Z, ms
 
@@ -38,8 +38,8 @@ struct InfluxQLRollupTests {
                     let fields = grouping.isEmpty ? "mean(value), sum(value), count(value)" : "mean(value), sum(value), count(value), min(value), max(value)"
                     let fast = "SELECT \(fields) FROM week WHERE \(range)\(grouping)"
                     let slow = "SELECT \(fields) FROM week WHERE value > -1000 AND \(range)\(grouping)"
-                    let a = try InfluxQLRoutesTests.query(server.reader, fast, "&epoch=ms")
-                    let b = try InfluxQLRoutesTests.query(server.reader, slow, "&epoch=ms")
+                    let a = try await InfluxQLRoutesTests.query(server.reader, fast, "&epoch=ms")
+                    let b = try await InfluxQLRoutesTests.query(server.reader, slow, "&epoch=ms")
                     var differences: [String] = []
                     InfluxQLDifferentialTests.compare(try a.json, try b.json, path: "", ignoreTime: false, into: &differences)
                     #expect(differences.isEmpty && a.status == 200, "\(fast)\n\(differences.prefix(3))\n\(a.text.prefix(300))")

@@ -4,7 +4,7 @@ import Testing
 import SenseiTestSupport
 @testable import SenseiTUI
 
-@Suite(.ownThread) struct APIClientTests {
+@Suite struct APIClientTests {
     let base: Int64 = 1_736_424_000_000  // 2025-01-09T12:00:00Z
 
     @Test func listsSensorsWithLatestReadingAndCount() async throws {

@@ -7,7 +7,7 @@ import SenseiTestSupport
 
 /// A house of many sensors syncs in a few requests (`GET /readings`,
 /// `GET /aggregates`), not one or more a sensor, against the real server.
-@Suite(.ownThread) struct BulkSyncTests {
+@Suite struct BulkSyncTests {
     let now = Timestamp.now().milliseconds
     let minute: Int64 = 60_000
     let hour: Int64 = 3_600_000

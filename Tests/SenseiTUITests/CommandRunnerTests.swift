@@ -37,7 +37,7 @@ final class MessageCollector: Sendable {
 }
 
 
-@Suite(.ownThread) struct CommandRunnerTests {
+@Suite struct CommandRunnerTests {
     let now = Timestamp.now().milliseconds
 
     @Test func runsCacheCommandsAndSyncInTheBackground() async throws {

@@ -9,7 +9,7 @@ import SenseiTestSupport
 
 /// The real binaries following the live stream: a reading posted through the
 /// API shows without a key press, and `sensei watch` prints it.
-@Suite("Live end to end", .serialized, .ownThread)
+@Suite("Live end to end", .serialized)
 struct EndToEndLiveTests {
     @Test func aPostedReadingAppearsInTheOpenDetail() async throws {
         try await withScratch { scratch in
@@ -19,20 +19,20 @@ struct EndToEndLiveTests {
                 // A refresh far away: only the stream can bring the reading in time.
                 let tmux = try Tmux.dashboard(width: 100, height: 30, scratch: scratch, server: server, arguments: ["--refresh", "3600"])
                 defer { tmux.kill() }
-                try tmux.waitFor { $0.contains("Porch") && $0.contains("● online · live") }
-                try tmux.send("Enter")
-                try tmux.waitFor { $0.contains("Count    12") }
+                try await tmux.waitFor { $0.contains("Porch") && $0.contains("● online · live") }
+                try await tmux.send("Enter")
+                try await tmux.waitFor { $0.contains("Count    12") }
                 let posted = Date()
                 let status = try await post(server, "porch", #"{"value":99.5}"#)
                 #expect(status == 201)
-                let screen = try tmux.waitFor { $0.contains("Count    13") }
+                let screen = try await tmux.waitFor { $0.contains("Count    13") }
                 print("live end to end: the posted reading was on screen within \(Int(Date().timeIntervalSince(posted) * 1000)) ms")
                 #expect(screen.contains("99.5"))
                 // Ctrl-L draws the whole screen again, over whatever scribbled on it.
-                try tmux.send("C-l")
-                try tmux.waitFor { $0.contains("Count    13") && $0.contains("● online · live") }
-                try tmux.send("q")
-                try tmux.waitForExit()
+                try await tmux.send("C-l")
+                try await tmux.waitFor { $0.contains("Count    13") && $0.contains("● online · live") }
+                try await tmux.send("q")
+                try await tmux.waitForExit()
             }
         }
     }

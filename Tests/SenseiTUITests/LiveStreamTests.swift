@@ -7,7 +7,7 @@ import SenseiTestSupport
 @testable import SenseiTUI
 
 /// `APIClient.live` and `sensei watch` against a real server.
-@Suite(.ownThread) struct LiveStreamTests {
+@Suite struct LiveStreamTests {
     @Test func aCommittedReadingArrivesOnTheStream() async throws {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in

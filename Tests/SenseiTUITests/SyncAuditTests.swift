@@ -8,7 +8,7 @@ import SenseiTestSupport
 
 /// What "only newer readings" misses, found against the real server: late
 /// readings, replaced values, readings the server lost, and retention.
-@Suite(.ownThread) struct SyncAuditTests {
+@Suite struct SyncAuditTests {
     let now = Timestamp.now().milliseconds
     let minute: Int64 = 60_000
     let day: Int64 = 86_400_000

@@ -5,7 +5,7 @@ import SenseiTestSupport
 @testable import SenseiTUI
 
 /// Sync against the real server on loopback; the summary counts what crossed the wire.
-@Suite(.ownThread) struct SyncTests {
+@Suite struct SyncTests {
     let now = Timestamp.now().milliseconds
 
     @Test func firstSyncFillsTheCache() async throws {

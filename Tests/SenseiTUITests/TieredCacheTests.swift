@@ -9,7 +9,7 @@ import SenseiTestSupport
 /// The cache at a year's scale, against the real server: raw readings only
 /// for the raw window, the server's minute aggregates for the middle window,
 /// hours beyond; every range still adds up to what the server's readings say.
-@Suite(.ownThread) struct TieredCacheTests {
+@Suite struct TieredCacheTests {
     let now = Timestamp.now().milliseconds
     let minute: Int64 = 60_000
     let day: Int64 = 86_400_000

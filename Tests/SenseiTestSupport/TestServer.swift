@@ -24,17 +24,20 @@ package struct TestServer: Sendable {
 }
 
 /// Starts a server on `dataDirectory` (a new temporary one if nil), runs
-/// `body`, and shuts the server down however `body` ends.
+/// `body`, and shuts the server down however `body` ends. Its turn comes
+/// from `TestServerGate`: a few servers at once.
 package func withTestServer<T>(
     dataDirectory: String? = nil,
     configure: (inout SenseiApplication.Configuration) -> Void = { _ in },
     _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    if let dataDirectory {
-        return try await runTestServer(in: dataDirectory, configure: configure, body)
-    }
-    return try await withTemporaryDirectory { directory in
-        try await runTestServer(in: directory, configure: configure, body)
+    try await TestServerGate.shared.withTurn {
+        if let dataDirectory {
+            return try await runTestServer(in: dataDirectory, configure: configure, body)
+        }
+        return try await withTemporaryDirectory { directory in
+            try await runTestServer(in: directory, configure: configure, body)
+        }
     }
 }
 
@@ -61,8 +64,12 @@ private func runTestServer<T>(
             name: taken.contains(name) ? name + "-" + UUID().uuidString.prefix(8) : name, scope: scope)
     }
     let admin = try mint(.admin), write = try mint(.write), read = try mint(.read)
-    try application.start()
-    defer { application.shutdown() }
-    return try await body(TestServer(application: application, dataDirectory: directory, logs: logs,
-                                     adminToken: admin, writeToken: write, readToken: read))
+    // Start and shutdown block until the server's threads are up or gone.
+    try await offThePool { try application.start() }
+    return try await withCleanup {
+        try await body(TestServer(application: application, dataDirectory: directory, logs: logs,
+                                  adminToken: admin, writeToken: write, readToken: read))
+    } cleanup: {
+        await offThePool { application.shutdown() }
+    }
 }
