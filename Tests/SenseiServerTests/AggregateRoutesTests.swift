@@ -6,7 +6,7 @@ import SenseiTestSupport
 /// `GET /sensors/<id>/aggregates` on the real server: every minute and hour
 /// row, paged however the client pages, equals what the readings alone give,
 /// however they arrived (late, replaced, swept by retention).
-@Suite("Aggregate routes", .serialized, .ownThread)
+@Suite("Aggregate routes", .serialized)
 struct AggregateRoutesTests {
     static let minute: Int64 = 60_000
     static let hour: Int64 = 3_600_000
@@ -24,12 +24,12 @@ struct AggregateRoutesTests {
             for (level, width) in [("minute", Self.minute), ("hour", Self.hour)] {
                 let expected = try Self.expected(server.storage, sensorID: sensorID, width: width)
                 let limit = [1, 7, 100, 10_000].randomElement(using: &random)!
-                let all = try Self.fetchAll(server, level: level, after: nil, before: nil, limit: limit)
+                let all = try await Self.fetchAll(server, level: level, after: nil, before: nil, limit: limit)
                 expectSame(all, expected, exact: exact, "seed \(seed), \(level), limit \(limit)")
                 // A window cut anywhere: rows whose start lies in it.
                 let after = Int64.random(in: times.min()! - Self.hour...times.max()!, using: &random)
                 let before = Int64.random(in: after...times.max()! + Self.hour, using: &random)
-                let window = try Self.fetchAll(server, level: level, after: after, before: before, limit: 500)
+                let window = try await Self.fetchAll(server, level: level, after: after, before: before, limit: 500)
                 expectSame(window, expected.filter { (after...before).contains($0.start.milliseconds) }, exact: exact,
                            "seed \(seed), \(level), [\(after), \(before)]")
             }
@@ -46,12 +46,12 @@ struct AggregateRoutesTests {
             _ = try RandomDataset.insert(into: server.storage, code: "r", exactValues: true, using: &random)
             let sensorID = try #require(try server.storage.sensor(.code("r"))).id
             let raw = try [Self.minute, Self.hour].map { try Self.expected(server.storage, sensorID: sensorID, width: $0) }
-            let pass = try server.compact(now: .now())
+            let pass = try await server.compact(now: .now())
             #expect(pass.packedHours > 0)
             for ((level, width), expected) in zip([("minute", Self.minute), ("hour", Self.hour)], raw) {
                 #expect(try Self.expected(server.storage, sensorID: sensorID, width: width) == expected)
                 let limit = [1, 7, 100, 10_000].randomElement(using: &random)!
-                expectSame(try Self.fetchAll(server, level: level, after: nil, before: nil, limit: limit), expected,
+                await expectSame(try Self.fetchAll(server, level: level, after: nil, before: nil, limit: limit), expected,
                            exact: true, "packed, seed \(seed), \(level), limit \(limit)")
             }
         }
@@ -63,9 +63,9 @@ struct AggregateRoutesTests {
             let series = (0..<Int64(3 * 2_880)).map {
                 ReadingInput(timestamp: Timestamp(milliseconds: start + $0 * 30_000), value: Double($0 % 97) - 40)
             }
-            try server.insertReadings(series, into: .code("k"), createIfMissing: true)
+            try await server.insertReadings(series, into: .code("k"), createIfMissing: true)
             // Late: a new low in an old hour, and a replaced value that was a minute's max.
-            try server.insertReadings([ReadingInput(timestamp: Timestamp(milliseconds: start + 5 * Self.hour + 7_000),
+            try await server.insertReadings([ReadingInput(timestamp: Timestamp(milliseconds: start + 5 * Self.hour + 7_000),
                                                           value: -1_000),
                                              ReadingInput(timestamp: Timestamp(milliseconds: start + 96 * 30_000), value: 0)],
                                             into: .code("k"), createIfMissing: false)
@@ -78,13 +78,13 @@ struct AggregateRoutesTests {
             for (level, width) in [("minute", Self.minute), ("hour", Self.hour)] {
                 let expected = try Self.expected(server.storage, sensorID: sensorID, width: width)
                 #expect(expected.first!.start.milliseconds >= start + Self.day)
-                expectSame(try Self.fetchAll(server, code: "k", level: level, after: nil, before: nil, limit: 333), expected,
+                await expectSame(try Self.fetchAll(server, code: "k", level: level, after: nil, before: nil, limit: 333), expected,
                            exact: true, "after retention, \(level)")
             }
             // The late low, before the cutoff, went with it; one after it shows to the minute.
-            try server.insertReadings([ReadingInput(timestamp: Timestamp(milliseconds: start + 40 * Self.hour + 61_000),
+            try await server.insertReadings([ReadingInput(timestamp: Timestamp(milliseconds: start + 40 * Self.hour + 61_000),
                                                           value: -2_000)], into: .code("k"), createIfMissing: false)
-            let hour = try Self.fetchAll(server, code: "k", level: "hour", after: start + 40 * Self.hour,
+            let hour = try await Self.fetchAll(server, code: "k", level: "hour", after: start + 40 * Self.hour,
                                          before: start + 40 * Self.hour, limit: 10)
             #expect(hour.map(\.min) == [-2_000])
             #expect(hour.map(\.minAt.milliseconds) == [start + 40 * Self.hour + Self.minute])
@@ -93,16 +93,16 @@ struct AggregateRoutesTests {
 
     @Test func badParametersAreClearErrors() async throws {
         try await withTestServer { server in
-            _ = try server.writer.post("/sensors/p/data", json: #"{"value": 1}"#)
-            let missing = try server.reader.get("/sensors/p/aggregates")
+            _ = try await server.writer.post("/sensors/p/data", json: #"{"value": 1}"#)
+            let missing = try await server.reader.get("/sensors/p/aggregates")
             #expect(missing.status == 400 && missing.errorMessage == "level must be minute or hour, not ''")
-            #expect(try server.reader.get("/sensors/p/aggregates?level=day").errorMessage
+            #expect(try await server.reader.get("/sensors/p/aggregates?level=day").errorMessage
                     == "level must be minute or hour, not 'day'")
-            #expect(try server.reader.get("/sensors/p/aggregates?level=hour&limit=0").status == 400)
-            #expect(try server.reader.get("/sensors/p/aggregates?level=hour&after=2&before=1").status == 400)
-            #expect(try server.reader.get("/sensors/nope/aggregates?level=hour").status == 404)
-            #expect(try server.anonymous.get("/sensors/p/aggregates?level=hour").status == 401)
-            let one = try server.reader.get("/sensors/p/aggregates?level=minute")
+            #expect(try await server.reader.get("/sensors/p/aggregates?level=hour&limit=0").status == 400)
+            #expect(try await server.reader.get("/sensors/p/aggregates?level=hour&after=2&before=1").status == 400)
+            #expect(try await server.reader.get("/sensors/nope/aggregates?level=hour").status == 404)
+            #expect(try await server.anonymous.get("/sensors/p/aggregates?level=hour").status == 401)
+            let one = try await server.reader.get("/sensors/p/aggregates?level=minute")
             #expect(one.status == 200)
             #expect(try one.json["data"]?.arrayValue?.count == 1)
         }
@@ -110,14 +110,14 @@ struct AggregateRoutesTests {
 
     /// Pages through with `after` = last start + 1 ms, as a client syncing on does.
     static func fetchAll(_ server: TestServer, code: String = "r", level: String, after: Int64?, before: Int64?,
-                         limit: Int) throws -> [SpanAggregate] {
+                         limit: Int) async throws -> [SpanAggregate] {
         var rows: [SpanAggregate] = []
         var after = after
         while true {
             var path = "/sensors/\(code)/aggregates?level=\(level)&limit=\(limit)"
             if let after { path += "&after=\(Timestamp(milliseconds: after).rfc3339)" }
             if let before { path += "&before=\(Timestamp(milliseconds: before).rfc3339)" }
-            let response = try server.reader.get(path)
+            let response = try await server.reader.get(path)
             #expect(response.status == 200, "\(path): \(response.text)")
             let page = try #require(response.json["data"]?.arrayValue).map { try SpanAggregate(json: $0) }
             rows += page

@@ -7,7 +7,7 @@ import SenseiModels
 /// Alert rules against the real server and real HTTP receivers on loopback:
 /// each case ends with exactly the notifications expected, checked once the
 /// outbox is empty (nothing more is on its way).
-@Suite("Alerts", .ownThread)
+@Suite("Alerts")
 struct AlertTests {
     /// Timings short enough for tests that run in seconds.
     static func fast(_ configuration: inout SenseiApplication.Configuration) {
@@ -22,27 +22,27 @@ struct AlertTests {
     }
 
     /// Creates a rule; returns its id.
-    static func rule(_ server: TestServer, _ json: String) throws -> Int64 {
-        let response = try server.admin.post("/alerts", json: json)
+    static func rule(_ server: TestServer, _ json: String) async throws -> Int64 {
+        let response = try await server.admin.post("/alerts", json: json)
         #expect(response.status == 201, "\(response.text)")
         return Int64(try #require(try response.json["id"]?.intValue))
     }
 
-    static func post(_ server: TestServer, _ code: String, _ value: Double, at timestamp: String? = nil) throws {
+    static func post(_ server: TestServer, _ code: String, _ value: Double, at timestamp: String? = nil) async throws {
         let json = timestamp.map { #"{"value":\#(value),"timestamp":"\#($0)"}"# } ?? #"{"value":\#(value)}"#
-        let response = try server.writer.post("/sensors/\(code)/data", json: json)
+        let response = try await server.writer.post("/sensors/\(code)/data", json: json)
         #expect(response.status == 201, "\(response.text)")
     }
 
-    static func state(_ server: TestServer, _ id: Int64) throws -> String? {
-        try server.reader.get("/alerts/\(id)").json["state"]?.stringValue
+    static func state(_ server: TestServer, _ id: Int64) async throws -> String? {
+        try await server.reader.get("/alerts/\(id)").json["state"]?.stringValue
     }
 
     /// Waits until every notification decided so far is in the outbox (no
     /// state change waits for its commit) and the outbox is empty: each one
     /// delivered or given up.
-    static func drained(_ server: TestServer) throws {
-        try waitUntil("outbox empty") {
+    static func drained(_ server: TestServer) async throws {
+        try await waitUntil("outbox empty") {
             try server.application.alerts.evaluator.savesInFlight == 0 && server.storage.outboxCounts().pending == 0
         }
     }
@@ -56,19 +56,19 @@ struct AlertTests {
     @Test func aboveFiresOnceAndResolvesOnceWithTheContractsBody() async throws {
         let receiver = try WebhookReceiver()
         try await Self.withAlertServer { server in
-            #expect(try server.admin.post("/sensors", json: #"{"code":"freezer_temp","name":"Freezer","units":"°C"}"#).status == 201)
-            let id = try Self.rule(server, #"""
+            #expect(try await server.admin.post("/sensors", json: #"{"code":"freezer_temp","name":"Freezer","units":"°C"}"#).status == 201)
+            let id = try await Self.rule(server, #"""
                 {"name":"Freezer too warm","sensor":"freezer_temp","condition":"above","threshold":-10,
                  "notify":["\#(receiver.url())"]}
                 """#)
-            try Self.post(server, "freezer_temp", -12)
-            try Self.post(server, "freezer_temp", -8.5)
-            try receiver.wait { $0.count == 1 }
-            #expect(try Self.state(server, id) == "firing")
-            try Self.post(server, "freezer_temp", -7)  // still firing: nothing new
-            try Self.post(server, "freezer_temp", -11)
-            try receiver.wait { $0.count == 2 }
-            try Self.drained(server)
+            try await Self.post(server, "freezer_temp", -12)
+            try await Self.post(server, "freezer_temp", -8.5)
+            try await receiver.wait { $0.count == 1 }
+            #expect(try await Self.state(server, id) == "firing")
+            try await Self.post(server, "freezer_temp", -7)  // still firing: nothing new
+            try await Self.post(server, "freezer_temp", -11)
+            try await receiver.wait { $0.count == 2 }
+            try await Self.drained(server)
             let got = receiver.accepted
             #expect(Self.states(got) == ["firing", "resolved"])
             let firing = try #require(got.first?.json)
@@ -87,7 +87,7 @@ struct AlertTests {
             #expect(Timestamp(rfc3339: firing["at"]?.stringValue ?? "") != nil)
             #expect(got[1].json?["value"] == .number(-11))
             #expect(got[1].json?["message"] == .string("Freezer too warm resolved: Freezer is -11 °C"))
-            let served = try server.reader.get("/alerts/\(id)").json
+            let served = try await server.reader.get("/alerts/\(id)").json
             #expect(served["state"] == .string("ok") && served["value"] == .number(-11))
         }
     }
@@ -95,19 +95,19 @@ struct AlertTests {
     @Test func belowWithHysteresisDoesNotFlap() async throws {
         let receiver = try WebhookReceiver()
         try await Self.withAlertServer { server in
-            try Self.post(server, "greenhouse", 15)
-            let id = try Self.rule(server, #"""
+            try await Self.post(server, "greenhouse", 15)
+            let id = try await Self.rule(server, #"""
                 {"name":"Greenhouse cold","sensor":"greenhouse","condition":"below","threshold":10,"hysteresis":2,
                  "notify":["\#(receiver.url())"]}
                 """#)
-            try Self.post(server, "greenhouse", 9)
-            try receiver.wait { $0.count == 1 }
+            try await Self.post(server, "greenhouse", 9)
+            try await receiver.wait { $0.count == 1 }
             // Back over the line, but not by 2: still firing, however often it crosses.
-            for value in [10.5, 9.5, 11.9, 9.9, 11] { try Self.post(server, "greenhouse", value) }
-            #expect(try Self.state(server, id) == "firing")
-            try Self.post(server, "greenhouse", 12)
-            try receiver.wait { $0.count == 2 }
-            try Self.drained(server)
+            for value in [10.5, 9.5, 11.9, 9.9, 11] { try await Self.post(server, "greenhouse", value) }
+            #expect(try await Self.state(server, id) == "firing")
+            try await Self.post(server, "greenhouse", 12)
+            try await receiver.wait { $0.count == 2 }
+            try await Self.drained(server)
             #expect(Self.states(receiver.accepted) == ["firing", "resolved"])
             #expect(receiver.accepted.map { $0.json?["value"] } == [.number(9), .number(12)])
         }
@@ -116,26 +116,26 @@ struct AlertTests {
     @Test func forHoldsARulePendingUntilTheConditionHasLasted() async throws {
         let receiver = try WebhookReceiver()
         try await Self.withAlertServer { server in
-            try Self.post(server, "boiler", 50)
-            let long = try Self.rule(server, #"""
+            try await Self.post(server, "boiler", 50)
+            let long = try await Self.rule(server, #"""
                 {"name":"Boiler hot (long)","sensor":"boiler","condition":"above","threshold":80,"for":3600,
                  "notify":["\#(receiver.url("/long"))"]}
                 """#)
-            let short = try Self.rule(server, #"""
+            let short = try await Self.rule(server, #"""
                 {"name":"Boiler hot","sensor":"boiler","condition":"above","threshold":80,"for":1,
                  "notify":["\#(receiver.url("/short"))"]}
                 """#)
-            try Self.post(server, "boiler", 85)
-            #expect(try Self.state(server, long) == "pending")
+            try await Self.post(server, "boiler", 85)
+            #expect(try await Self.state(server, long) == "pending")
             // The short rule fires once its second has passed, with no new reading.
-            try receiver.wait { $0.count == 1 }
-            #expect(try Self.state(server, short) == "firing")
-            #expect(try Self.state(server, long) == "pending")
+            try await receiver.wait { $0.count == 1 }
+            #expect(try await Self.state(server, short) == "firing")
+            #expect(try await Self.state(server, long) == "pending")
             // Back below: the pending rule returns to ok without a word; the firing one resolves.
-            try Self.post(server, "boiler", 70)
-            try receiver.wait { $0.count == 2 }
-            try Self.drained(server)
-            #expect(try Self.state(server, long) == "ok")
+            try await Self.post(server, "boiler", 70)
+            try await receiver.wait { $0.count == 2 }
+            try await Self.drained(server)
+            #expect(try await Self.state(server, long) == "ok")
             #expect(receiver.accepted.map(\.path) == ["/short", "/short"])
             #expect(Self.states(receiver.accepted) == ["firing", "resolved"])
             #expect(receiver.accepted[0].json?["value"] == .number(85))
@@ -145,18 +145,18 @@ struct AlertTests {
     @Test func silentFiresWhenReadingsStopAndResolvesWithTheNext() async throws {
         let receiver = try WebhookReceiver()
         try await Self.withAlertServer { server in
-            try Self.post(server, "porch", 1)
-            let id = try Self.rule(server, #"""
+            try await Self.post(server, "porch", 1)
+            let id = try await Self.rule(server, #"""
                 {"name":"Porch silent","sensor":"porch","condition":"silent","for":1,"notify":["\#(receiver.url())"]}
                 """#)
-            try receiver.wait { $0.count == 1 }
-            #expect(try Self.state(server, id) == "firing")
+            try await receiver.wait { $0.count == 1 }
+            #expect(try await Self.state(server, id) == "firing")
             let firing = try #require(receiver.requests[0].json)
             #expect(firing["value"] == .null && firing["threshold"] == .null && firing["condition"] == .string("silent"))
             #expect(firing["message"] == .string("Porch silent: no reading from Porch for 1s"))
-            try Self.post(server, "porch", 2)
-            try receiver.wait { $0.count == 2 }
-            try Self.drained(server)
+            try await Self.post(server, "porch", 2)
+            try await receiver.wait { $0.count == 2 }
+            try await Self.drained(server)
             #expect(Self.states(receiver.accepted) == ["firing", "resolved"])
             #expect(receiver.accepted[1].json?["value"] == .number(2))
         }
@@ -165,17 +165,17 @@ struct AlertTests {
     @Test func repeatRemindsWhileFiringAndStopsOnceResolved() async throws {
         let receiver = try WebhookReceiver()
         try await Self.withAlertServer { server in
-            try Self.post(server, "tank", 1)
-            let id = try Self.rule(server, #"""
+            try await Self.post(server, "tank", 1)
+            let id = try await Self.rule(server, #"""
                 {"name":"Tank low","sensor":"tank","condition":"below","threshold":5,"repeat":1,
                  "notify":["\#(receiver.url())"]}
                 """#)
-            try Self.post(server, "tank", 2)
-            try receiver.wait { $0.count == 3 }
-            try Self.post(server, "tank", 8)
-            #expect(try Self.state(server, id) == "ok")
-            try receiver.wait { Self.states($0).last == "resolved" }
-            try Self.drained(server)
+            try await Self.post(server, "tank", 2)
+            try await receiver.wait { $0.count == 3 }
+            try await Self.post(server, "tank", 8)
+            #expect(try await Self.state(server, id) == "ok")
+            try await receiver.wait { Self.states($0).last == "resolved" }
+            try await Self.drained(server)
             let states = Self.states(receiver.accepted)
             #expect(states.count >= 4 && states.last == "resolved")
             #expect(states.dropLast().allSatisfy { $0 == "firing" })
@@ -189,15 +189,15 @@ struct AlertTests {
         let receiver = try WebhookReceiver()
         try await Self.withAlertServer { server in
             let series = Series(identity: SeriesIdentity(source: "mqtt", parts: ["porch/temp", ""]), preferredCode: "porch_temp")
-            try server.storage.ingestCommitted([SeriesPoint(series: series, value: 20)])
-            _ = try Self.rule(server, #"""
+            try await server.storage.ingestCommitted([SeriesPoint(series: series, value: 20)])
+            _ = try await Self.rule(server, #"""
                 {"name":"Porch hot","sensor":"porch_temp","condition":"above","threshold":30,"notify":["\#(receiver.url())"]}
                 """#)
-            try server.storage.ingestCommitted([SeriesPoint(series: series, value: 31)])
-            try receiver.wait { $0.count == 1 }
+            try await server.storage.ingestCommitted([SeriesPoint(series: series, value: 31)])
+            try await receiver.wait { $0.count == 1 }
             server.storage.ingest([SeriesPoint(series: series, value: 25)], allOrNothing: false, receivedAt: .now()) { _ in }
-            try receiver.wait { $0.count == 2 }
-            try Self.drained(server)
+            try await receiver.wait { $0.count == 2 }
+            try await Self.drained(server)
             #expect(Self.states(receiver.accepted) == ["firing", "resolved"])
             #expect(receiver.accepted.map { $0.json?["value"] } == [.number(31), .number(25)])
         }
@@ -208,17 +208,17 @@ struct AlertTests {
     @Test func ntfyGetsItsPlainTextFormWithCredentialsSentButNeverLogged() async throws {
         let receiver = try WebhookReceiver()
         try await Self.withAlertServer { server in
-            try Self.post(server, "freezer", -20)
+            try await Self.post(server, "freezer", -20)
             let target = "ntfy:http://lab:s3cret-pass@127.0.0.1:\(receiver.port)/my-lab?auth=tok3n"
-            _ = try Self.rule(server, #"""
+            _ = try await Self.rule(server, #"""
                 {"name":"Gefrierschrank zu warm","sensor":"freezer","condition":"above","threshold":-10,
                  "notify":["\#(target)"]}
                 """#)
             receiver.answer([500])
-            try Self.post(server, "freezer", -5)
-            try Self.post(server, "freezer", -15)
-            try receiver.wait { $0.count == 3 }
-            try Self.drained(server)
+            try await Self.post(server, "freezer", -5)
+            try await Self.post(server, "freezer", -15)
+            try await receiver.wait { $0.count == 3 }
+            try await Self.drained(server)
             let got = receiver.accepted
             #expect(got.map(\.path) == ["/my-lab?auth=tok3n", "/my-lab?auth=tok3n"])
             #expect(got.map(\.body) == ["Gefrierschrank zu warm: Freezer is -5, above -10",
@@ -239,17 +239,17 @@ struct AlertTests {
         let receiver = try WebhookReceiver()
         try receiver.down()
         try await Self.withAlertServer { server in
-            try Self.post(server, "door", 0)
-            _ = try Self.rule(server, #"""
+            try await Self.post(server, "door", 0)
+            _ = try await Self.rule(server, #"""
                 {"name":"Door open","sensor":"door","condition":"above","threshold":0.5,"notify":["\#(receiver.url())"]}
                 """#)
-            try Self.post(server, "door", 1)
-            try waitUntil("two failed attempts") {
+            try await Self.post(server, "door", 1)
+            try await waitUntil("two failed attempts") {
                 try server.storage.pendingNotifications().map(\.attempts).max() ?? 0 >= 2
             }
             try receiver.up()
-            try receiver.wait { $0.count == 1 }
-            try Self.drained(server)
+            try await receiver.wait { $0.count == 1 }
+            try await Self.drained(server)
             #expect(receiver.requests.count == 1)
             #expect(Self.states(receiver.accepted) == ["firing"])
         }
@@ -264,16 +264,16 @@ struct AlertTests {
             Self.fast(&configuration)
             configuration.alerts.loopbackOnly = true
         }) { server in
-            try Self.post(server, "door", 0)
+            try await Self.post(server, "door", 0)
             // 192.0.2.1 is TEST-NET-1: never routed, so a connection attempt would hang to the timeout.
-            _ = try Self.rule(server, #"""
+            _ = try await Self.rule(server, #"""
                 {"name":"Door open","sensor":"door","condition":"above","threshold":0.5,
                  "notify":["\#(receiver.url())","http://192.0.2.1:9/hook"]}
                 """#)
-            try Self.post(server, "door", 1)
-            try receiver.wait { $0.count == 1 }
-            let refused = try #require(try poll(seconds: 10) {
-                try server.column("SELECT last_error FROM alert_outbox WHERE url LIKE '%192.0.2.1%'").first ?? nil
+            try await Self.post(server, "door", 1)
+            try await receiver.wait { $0.count == 1 }
+            let refused = try #require(try await poll(seconds: 10) {
+                try await server.column("SELECT last_error FROM alert_outbox WHERE url LIKE '%192.0.2.1%'").first ?? nil
             }, "the off-machine attempt was not refused")
             #expect(refused == "not sent: the server delivers only to loopback")
             #expect(Self.states(receiver.accepted) == ["firing"])
@@ -284,16 +284,16 @@ struct AlertTests {
         let receiver = try WebhookReceiver()
         receiver.answer([500, 503])
         try await Self.withAlertServer { server in
-            try Self.post(server, "door", 0)
-            _ = try Self.rule(server, #"""
+            try await Self.post(server, "door", 0)
+            _ = try await Self.rule(server, #"""
                 {"name":"Door open","sensor":"door","condition":"above","threshold":0.5,"notify":["\#(receiver.url())"]}
                 """#)
-            try Self.post(server, "door", 1)
-            try receiver.wait { $0.count == 3 }
-            try Self.drained(server)
+            try await Self.post(server, "door", 1)
+            try await receiver.wait { $0.count == 3 }
+            try await Self.drained(server)
             #expect(receiver.requests.map(\.status) == [500, 503, 200])
             #expect(Set(receiver.requests.map(\.body)).count == 1)
-            let metrics = try server.reader.get("/metrics").text
+            let metrics = try await server.reader.get("/metrics").text
             #expect(metrics.contains("sensei_alert_notifications_sent_total 1"))
             #expect(metrics.contains("sensei_alert_notifications_failed_total 0"))
             #expect(metrics.contains("sensei_alert_outbox_pending 0"))
@@ -307,19 +307,19 @@ struct AlertTests {
         let receiver = try WebhookReceiver()
         receiver.slow(6)
         try await Self.withAlertServer { server in
-            try Self.post(server, "door", 0)
-            _ = try Self.rule(server, #"""
+            try await Self.post(server, "door", 0)
+            _ = try await Self.rule(server, #"""
                 {"name":"Door open","sensor":"door","condition":"above","threshold":0.5,"notify":["\#(receiver.url())"]}
                 """#)
-            try Self.post(server, "door", 1)
-            try waitUntil("the receiver holds the request") { receiver.isHolding }
-            for value in 0..<10 { try Self.post(server, "other", Double(value)) }
+            try await Self.post(server, "door", 1)
+            try await waitUntil("the receiver holds the request") { receiver.isHolding }
+            for value in 0..<10 { try await Self.post(server, "other", Double(value)) }
             #expect(receiver.isHolding)
-            #expect(try server.reader.get("/sensors/other").json["count"] == .number(10))
+            #expect(try await server.reader.get("/sensors/other").json["count"] == .number(10))
             receiver.slow(0)
             // Timed out once (1 s), so retried: the receiver took it in the end.
-            try receiver.wait { $0.contains { $0.status == 200 } && $0.count >= 2 }
-            try Self.drained(server)
+            try await receiver.wait { $0.contains { $0.status == 200 } && $0.count >= 2 }
+            try await Self.drained(server)
         }
     }
 
@@ -329,21 +329,21 @@ struct AlertTests {
         let receiver = try WebhookReceiver()
         try await withTemporaryDirectory { directory in
             let id: Int64 = try await Self.withAlertServer(dataDirectory: directory) { server in
-                try Self.post(server, "freezer", -20)
-                let id = try Self.rule(server, #"""
+                try await Self.post(server, "freezer", -20)
+                let id = try await Self.rule(server, #"""
                     {"name":"Freezer","sensor":"freezer","condition":"above","threshold":-10,"notify":["\#(receiver.url())"]}
                     """#)
-                try Self.post(server, "freezer", -5)
-                try receiver.wait { $0.count == 1 }
-                try Self.drained(server)
+                try await Self.post(server, "freezer", -5)
+                try await receiver.wait { $0.count == 1 }
+                try await Self.drained(server)
                 return id
             }
             try await Self.withAlertServer(dataDirectory: directory) { server in
-                #expect(try Self.state(server, id) == "firing")
-                try Self.post(server, "freezer", -4)
-                try Self.post(server, "freezer", -15)
-                try receiver.wait { $0.count == 2 }
-                try Self.drained(server)
+                #expect(try await Self.state(server, id) == "firing")
+                try await Self.post(server, "freezer", -4)
+                try await Self.post(server, "freezer", -15)
+                try await receiver.wait { $0.count == 2 }
+                try await Self.drained(server)
                 #expect(Self.states(receiver.accepted) == ["firing", "resolved"])
             }
         }
@@ -353,18 +353,18 @@ struct AlertTests {
         let receiver = try WebhookReceiver()
         try await withTemporaryDirectory { directory in
             let id: Int64 = try await Self.withAlertServer(dataDirectory: directory) { server in
-                try Self.post(server, "porch", 1)
-                return try Self.rule(server, #"""
+                try await Self.post(server, "porch", 1)
+                return try await Self.rule(server, #"""
                     {"name":"Porch silent","sensor":"porch","condition":"silent","for":2,"notify":["\#(receiver.url())"]}
                     """#)
             }
             // Down for longer than the silence (a condition on the clock, not a guess).
             let downUntil = Date().addingTimeInterval(2.2)
-            try waitUntil("the silence passed") { Date() > downUntil }
+            try await waitUntil("the silence passed") { Date() > downUntil }
             try await Self.withAlertServer(dataDirectory: directory) { server in
-                try receiver.wait(seconds: 5) { $0.count == 1 }
-                #expect(try Self.state(server, id) == "firing")
-                try Self.drained(server)
+                try await receiver.wait(seconds: 5) { $0.count == 1 }
+                #expect(try await Self.state(server, id) == "firing")
+                try await Self.drained(server)
                 #expect(Self.states(receiver.accepted) == ["firing"])
             }
         }
@@ -378,28 +378,28 @@ struct AlertTests {
         try await withTemporaryDirectory { directory in
             let token = "sensei_alert-test-token"
             let flags = ["--alert-tick", "0.05", "--alert-retry", "0.1", "--alert-timeout", "1"]
-            let (first, port) = try ServerProcess.start(dataDirectory: directory, environment: ["SENSEI_TOKEN": token],
+            let (first, port) = try await ServerProcess.start(dataDirectory: directory, environment: ["SENSEI_TOKEN": token],
                                                         extraArguments: flags)
             let client = TestHTTPClient(port: port, token: token)
-            #expect(try client.post("/sensors/door/data", json: #"{"value":0}"#).status == 201)
-            #expect(try client.post("/alerts", json: #"""
+            #expect(try await client.post("/sensors/door/data", json: #"{"value":0}"#).status == 201)
+            #expect(try await client.post("/alerts", json: #"""
                 {"name":"Door open","sensor":"door","condition":"above","threshold":0.5,"notify":["\#(receiver.url())"]}
                 """#).status == 201)
-            #expect(try client.post("/sensors/door/data", json: #"{"value":1}"#).status == 201)
-            try waitUntil("queued") {
-                try client.get("/metrics").text.contains("sensei_alert_outbox_pending 1")
+            #expect(try await client.post("/sensors/door/data", json: #"{"value":1}"#).status == 201)
+            try await waitUntil("queued") {
+                try await client.get("/metrics").text.contains("sensei_alert_outbox_pending 1")
             }
-            #expect(first.stop(signal: SIGKILL) == SIGKILL)
+            #expect(await first.stop(signal: SIGKILL) == SIGKILL)
             try receiver.up()
-            let (second, port2) = try ServerProcess.start(dataDirectory: directory, environment: ["SENSEI_TOKEN": token],
+            let (second, port2) = try await ServerProcess.start(dataDirectory: directory, environment: ["SENSEI_TOKEN": token],
                                                           extraArguments: flags)
             let again = TestHTTPClient(port: port2, token: token)
-            try receiver.wait { $0.count == 1 }
-            try waitUntil("outbox empty") {
-                try again.get("/metrics").text.contains("sensei_alert_outbox_pending 0")
+            try await receiver.wait { $0.count == 1 }
+            try await waitUntil("outbox empty") {
+                try await again.get("/metrics").text.contains("sensei_alert_outbox_pending 0")
             }
-            #expect(try again.get("/alerts").json["alerts"]?[0]?["state"] == .string("firing"))
-            #expect(second.stop(signal: SIGTERM) == 0)
+            #expect(try await again.get("/alerts").json["alerts"]?[0]?["state"] == .string("firing"))
+            #expect(await second.stop(signal: SIGTERM) == 0)
             #expect(receiver.requests.count == 1)
             #expect(Self.states(receiver.accepted) == ["firing"])
         }

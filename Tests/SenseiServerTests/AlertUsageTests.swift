@@ -8,7 +8,7 @@ import SenseiModels
 /// `usage_above` rules against the real server and a real HTTP receiver on
 /// loopback. Expected usage is worked out here from the readings posted (a
 /// constant power's integral is power × time), not by the server's code.
-@Suite("Alerts on usage", .ownThread)
+@Suite("Alerts on usage")
 struct AlertUsageTests {
     /// A clock the test moves itself: the alerts' "now", so the end of an
     /// interval comes when the test says.
@@ -32,14 +32,14 @@ struct AlertUsageTests {
 
     /// One batch of readings of a constant `watts`, a minute apart from `start`.
     static func postMinutes(_ server: TestServer, _ code: String, from start: Timestamp, minutes: ClosedRange<Int>,
-                            watts: Double) throws {
+                            watts: Double) async throws {
         let items = minutes.map { #"{"timestamp":"\#(start.adding(milliseconds: Int64($0) * 60_000).rfc3339)","value":\#(watts)}"# }
-        let response = try server.writer.post("/sensors/\(code)/data", json: #"{"data":[\#(items.joined(separator: ","))]}"#)
+        let response = try await server.writer.post("/sensors/\(code)/data", json: #"{"data":[\#(items.joined(separator: ","))]}"#)
         #expect(response.status == 201, "\(response.text)")
     }
 
-    static func createHeatPump(_ server: TestServer) throws {
-        let created = try server.admin.post("/sensors", json: #"{"code":"heat_pump","name":"Heat pump","units":"W"}"#)
+    static func createHeatPump(_ server: TestServer) async throws {
+        let created = try await server.admin.post("/sensors", json: #"{"code":"heat_pump","name":"Heat pump","units":"W"}"#)
         #expect(created.status == 201, "\(created.text)")
     }
 
@@ -52,8 +52,8 @@ struct AlertUsageTests {
     @Test func aGaugesUseTodayFiresOnceWithTheUsage() async throws {
         let receiver = try WebhookReceiver()
         try await Self.withUsageServer { server in
-            try Self.createHeatPump(server)
-            let id = try AlertTests.rule(server, #"""
+            try await Self.createHeatPump(server)
+            let id = try await AlertTests.rule(server, #"""
                 {"name":"Heat pump over budget","sensor":"heat_pump","condition":"usage_above","threshold":100,
                  "interval":"day","notify":["\#(receiver.url())"]}
                 """#)
@@ -63,13 +63,13 @@ struct AlertUsageTests {
             let first = now - 600_000
             let midnight = now - now % 86_400_000
             let expected = 3000 * Double(now - max(first, midnight)) / 3_600_000
-            try Self.postMinutes(server, "heat_pump", from: Timestamp(milliseconds: first), minutes: 0...10, watts: 3000)
-            try receiver.wait { $0.count == 1 }
-            #expect(try AlertTests.state(server, id) == "firing")
+            try await Self.postMinutes(server, "heat_pump", from: Timestamp(milliseconds: first), minutes: 0...10, watts: 3000)
+            try await receiver.wait { $0.count == 1 }
+            #expect(try await AlertTests.state(server, id) == "firing")
             // More use today: still firing, nothing more to hear.
-            try Self.postMinutes(server, "heat_pump", from: Timestamp(milliseconds: now - 30_000), minutes: 0...0, watts: 5000)
-            try AlertTests.post(server, "heat_pump", 4000)
-            try AlertTests.drained(server)
+            try await Self.postMinutes(server, "heat_pump", from: Timestamp(milliseconds: now - 30_000), minutes: 0...0, watts: 5000)
+            try await AlertTests.post(server, "heat_pump", 4000)
+            try await AlertTests.drained(server)
             let got = receiver.accepted
             #expect(AlertTests.states(got) == ["firing"])
             let body = try #require(got.first?.json)
@@ -79,7 +79,7 @@ struct AlertUsageTests {
             #expect(body["threshold"] == .number(100))
             #expect(Self.close(Self.number(body["value"]), expected), "\(body)")
             #expect(body["message"]?.stringValue == "Heat pump over budget: Heat pump used \(formatNumber(Self.number(body["value"]))) Wh today, above 100 Wh")
-            let served = try server.reader.get("/alerts/\(id)").json
+            let served = try await server.reader.get("/alerts/\(id)").json
             #expect(served["interval"] == .string("day") && served["tz"] == .string("UTC"))
             #expect(Self.close(Self.number(served["value"]), expected))
         }
@@ -93,31 +93,31 @@ struct AlertUsageTests {
         let receiver = try WebhookReceiver()
         let clock = TestClock(try Self.time("2025-03-10T03:30:00Z"))  // 23:30 in New York
         try await Self.withUsageServer(clock: clock) { server in
-            try Self.createHeatPump(server)
-            let id = try AlertTests.rule(server, #"""
+            try await Self.createHeatPump(server)
+            let id = try await AlertTests.rule(server, #"""
                 {"name":"Heat pump over 500 Wh","sensor":"heat_pump","condition":"usage_above","threshold":500,
                  "interval":"day","tz":"America/New_York","notify":["\#(receiver.url())"]}
                 """#)
             // 20 minutes of 2 kW: 666.7 Wh.
-            try Self.postMinutes(server, "heat_pump", from: try Self.time("2025-03-10T03:00:00Z"), minutes: 0...20, watts: 2000)
-            try receiver.wait { $0.count == 1 }
+            try await Self.postMinutes(server, "heat_pump", from: try Self.time("2025-03-10T03:00:00Z"), minutes: 0...20, watts: 2000)
+            try await receiver.wait { $0.count == 1 }
             // Two more minutes before midnight: still firing, no word.
-            try Self.postMinutes(server, "heat_pump", from: try Self.time("2025-03-10T03:21:00Z"), minutes: 0...1, watts: 2000)
-            try AlertTests.drained(server)
+            try await Self.postMinutes(server, "heat_pump", from: try Self.time("2025-03-10T03:21:00Z"), minutes: 0...1, watts: 2000)
+            try await AlertTests.drained(server)
             #expect(receiver.accepted.count == 1)
-            #expect(try AlertTests.state(server, id) == "firing")
+            #expect(try await AlertTests.state(server, id) == "firing")
 
             // Midnight in New York, and no reading since: the timer resolves it.
             let midnight = try Self.time("2025-03-10T04:00:00Z")
             clock.set(midnight.adding(milliseconds: 100))
-            try receiver.wait { $0.count == 2 }
-            #expect(try AlertTests.state(server, id) == "ok")
+            try await receiver.wait { $0.count == 2 }
+            #expect(try await AlertTests.state(server, id) == "ok")
 
             // The new day's own use fires it again.
             clock.set(try Self.time("2025-03-10T04:30:00Z"))
-            try Self.postMinutes(server, "heat_pump", from: midnight, minutes: 0...20, watts: 2000)
-            try receiver.wait { $0.count == 3 }
-            try AlertTests.drained(server)
+            try await Self.postMinutes(server, "heat_pump", from: midnight, minutes: 0...20, watts: 2000)
+            try await receiver.wait { $0.count == 3 }
+            try await AlertTests.drained(server)
             let got = receiver.accepted
             #expect(AlertTests.states(got) == ["firing", "resolved", "firing"])
             #expect(Self.close(Self.number(got[0].json?["value"]), 2000.0 * 20 / 60))
@@ -137,26 +137,27 @@ struct AlertUsageTests {
         let receiver = try WebhookReceiver()
         let clock = TestClock(try Self.time("2025-06-02T10:30:00Z"))
         try await Self.withUsageServer(clock: clock) { server in
-            try Self.createHeatPump(server)
-            try Self.postMinutes(server, "heat_pump", from: try Self.time("2025-06-02T10:00:00Z"), minutes: 0...15, watts: 1000)
-            let below = try AlertTests.rule(server, #"""
+            try await Self.createHeatPump(server)
+            try await Self.postMinutes(server, "heat_pump", from: try Self.time("2025-06-02T10:00:00Z"), minutes: 0...15, watts: 1000)
+            let below = try await AlertTests.rule(server, #"""
                 {"name":"Under","sensor":"heat_pump","condition":"usage_above","threshold":300,"interval":"hour",
                  "notify":["\#(receiver.url("/below"))"]}
                 """#)
-            let above = try AlertTests.rule(server, #"""
+            let above = try await AlertTests.rule(server, #"""
                 {"name":"Over","sensor":"heat_pump","condition":"usage_above","threshold":200,"interval":"hour",
                  "notify":["\#(receiver.url("/above"))"]}
                 """#)
-            try receiver.wait { $0.count == 1 }
+            try await receiver.wait { $0.count == 1 }
             // 250 Wh so far this hour: more readings of nothing keep the first rule below 300.
             let evaluator = server.application.alerts.evaluator
             let checked = evaluator.usageChecks.load(ordering: .acquiring)
-            try Self.postMinutes(server, "heat_pump", from: try Self.time("2025-06-02T10:16:00Z"), minutes: 0...5, watts: 0)
-            try waitUntil("the new readings judged") { evaluator.usageChecks.load(ordering: .acquiring) > checked }
-            try AlertTests.drained(server)
+            try await Self.postMinutes(server, "heat_pump", from: try Self.time("2025-06-02T10:16:00Z"), minutes: 0...5, watts: 0)
+            try await waitUntil("the new readings judged") { evaluator.usageChecks.load(ordering: .acquiring) > checked }
+            try await AlertTests.drained(server)
             #expect(receiver.accepted.map(\.path) == ["/above"])
             #expect(Self.close(Self.number(receiver.accepted[0].json?["value"]), 250))
-            #expect(try AlertTests.state(server, below) == "ok" && AlertTests.state(server, above) == "firing")
+            let (belowState, aboveState) = (try await AlertTests.state(server, below), try await AlertTests.state(server, above))
+            #expect(belowState == "ok" && aboveState == "firing")
         }
     }
 
@@ -167,32 +168,32 @@ struct AlertUsageTests {
         let clock = TestClock(try Self.time("2025-06-02T10:30:00Z"))
         try await withTemporaryDirectory { directory in
             let id: Int64 = try await Self.withUsageServer(clock: clock, dataDirectory: directory) { server in
-                try Self.createHeatPump(server)
-                let id = try AlertTests.rule(server, #"""
+                try await Self.createHeatPump(server)
+                let id = try await AlertTests.rule(server, #"""
                     {"name":"Hourly","sensor":"heat_pump","condition":"usage_above","threshold":100,"interval":"hour",
                      "notify":["\#(receiver.url())"]}
                     """#)
-                try Self.postMinutes(server, "heat_pump", from: try Self.time("2025-06-02T10:00:00Z"), minutes: 0...10, watts: 1200)
-                try receiver.wait { $0.count == 1 }
-                try AlertTests.drained(server)
+                try await Self.postMinutes(server, "heat_pump", from: try Self.time("2025-06-02T10:00:00Z"), minutes: 0...10, watts: 1200)
+                try await receiver.wait { $0.count == 1 }
+                try await AlertTests.drained(server)
                 return id
             }
             clock.set(try Self.time("2025-06-02T10:45:00Z"))
             try await Self.withUsageServer(clock: clock, dataDirectory: directory) { server in
                 // Same hour, more use: still firing from before, and the restart sent nothing.
-                try Self.postMinutes(server, "heat_pump", from: try Self.time("2025-06-02T10:11:00Z"), minutes: 0...5, watts: 1200)
-                try AlertTests.drained(server)
-                #expect(try AlertTests.state(server, id) == "firing")
+                try await Self.postMinutes(server, "heat_pump", from: try Self.time("2025-06-02T10:11:00Z"), minutes: 0...5, watts: 1200)
+                try await AlertTests.drained(server)
+                #expect(try await AlertTests.state(server, id) == "firing")
                 #expect(receiver.accepted.count == 1)
             }
             // Down over the hour's end: the next start resolves it, with the hour's 16 minutes of 1.2 kW.
             clock.set(try Self.time("2025-06-02T11:20:00Z"))
             try await Self.withUsageServer(clock: clock, dataDirectory: directory) { server in
-                try receiver.wait { $0.count == 2 }
-                try AlertTests.drained(server)
+                try await receiver.wait { $0.count == 2 }
+                try await AlertTests.drained(server)
                 #expect(AlertTests.states(receiver.accepted) == ["firing", "resolved"])
                 #expect(Self.close(Self.number(receiver.accepted[1].json?["value"]), 1200.0 * 16 / 60))
-                #expect(try AlertTests.state(server, id) == "ok")
+                #expect(try await AlertTests.state(server, id) == "ok")
             }
         }
     }

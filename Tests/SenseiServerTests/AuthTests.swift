@@ -4,7 +4,7 @@ import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
-@Suite("Authentication and scopes", .ownThread)
+@Suite("Authentication and scopes")
 struct AuthTests {
     /// Every route of the API with a request that reaches its handler, and
     /// the scope it needs. A new route must be added here.
@@ -66,8 +66,8 @@ struct AuthTests {
                 let store = server.storage
                 _ = try? store.deleteSensor(.code("first"))
                 _ = try? store.deleteSensor(.code("second"))
-                try store.insertCommitted([ReadingInput(timestamp: nil, value: 1)], into: .code("first"), createIfMissing: true)
-                try store.insertCommitted([ReadingInput(timestamp: nil, value: 2)], into: .code("second"), createIfMissing: true)
+                try await store.insertCommitted([ReadingInput(timestamp: nil, value: 1)], into: .code("first"), createIfMissing: true)
+                try await store.insertCommitted([ReadingInput(timestamp: nil, value: 2)], into: .code("second"), createIfMissing: true)
                 _ = try? store.deleteSensor(.code("made_by_test"))
                 let first = try #require(try store.sensor(.code("first")))
                 let rule = try store.createAlert(AlertRule(
@@ -81,7 +81,7 @@ struct AuthTests {
                 case .write?: server.writer
                 case .admin?: server.admin
                 }
-                let response = try client.request(
+                let response = try await client.request(
                     route.method, path, body: route.body.map { Array($0.utf8) },
                     contentType: route.body == nil ? nil : "application/json")
                 let label = "\(scope?.rawValue ?? "none") \(route.method) \(route.path)"
@@ -104,7 +104,7 @@ struct AuthTests {
     @Test(arguments: ["", "Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "Bearer not-a-token", "bearer x y"])
     func badAuthorizationIs401(header: String) async throws {
         try await withTestServer { server in
-            let response = try server.anonymous.request("GET", "/sensors", headers: ["Authorization": header])
+            let response = try await server.anonymous.request("GET", "/sensors", headers: ["Authorization": header])
             #expect(response.status == 401)
             #expect(response.headers["www-authenticate"] == "Bearer")
         }
@@ -113,7 +113,7 @@ struct AuthTests {
     @Test func schemeIsCaseInsensitive() async throws {
         try await withTestServer { server in
             let token = server.reader.token!
-            let response = try server.anonymous.request("GET", "/sensors", headers: ["Authorization": "bearer  \(token) "])
+            let response = try await server.anonymous.request("GET", "/sensors", headers: ["Authorization": "bearer  \(token) "])
             #expect(response.status == 200)
         }
     }
@@ -122,9 +122,9 @@ struct AuthTests {
         try await withTestServer { server in
             let secret = try server.storage.createToken(name: "phone", scope: .read, at: .now())
             let phone = TestHTTPClient(port: server.port, token: secret)
-            #expect(try phone.get("/sensors").status == 200)
+            #expect(try await phone.get("/sensors").status == 200)
             #expect(try server.storage.revokeToken(name: "phone"))
-            #expect(try phone.get("/sensors").status == 401)
+            #expect(try await phone.get("/sensors").status == 401)
         }
     }
 
@@ -143,12 +143,12 @@ struct AuthTests {
     }
 
     @Test func presharedTokenIsAdmin() async throws {
-        try await withTestServer(configure: { $0.presharedToken = "from-the-environment" }) { server throws in
+        try await withTestServer(configure: { $0.presharedToken = "from-the-environment" }) { server async throws in
             let client = TestHTTPClient(port: server.port, token: "from-the-environment")
-            #expect(try client.post("/sensors", json: #"{"code":"x"}"#).status == 201)
-            #expect(try client.delete("/sensors/x").status == 204)
+            #expect(try await client.post("/sensors", json: #"{"code":"x"}"#).status == 201)
+            #expect(try await client.delete("/sensors/x").status == 204)
             let wrong = TestHTTPClient(port: server.port, token: "from-the-environmenT")
-            #expect(try wrong.get("/sensors").status == 401)
+            #expect(try await wrong.get("/sensors").status == 401)
         }
     }
 
@@ -157,10 +157,10 @@ struct AuthTests {
     @Test func lastUseIsRecorded() async throws {
         try await withTestServer { server in
             #expect(try server.storage.tokens().first { $0.name == "test-read" }?.lastUsedAt == nil)
-            _ = try server.reader.get("/sensors")
-            let deadline = ContinuousClock.now + .seconds(10)
-            while try server.storage.tokens().first(where: { $0.name == "test-read" })?.lastUsedAt == nil,
-                  ContinuousClock.now < deadline { usleep(2_000) }
+            _ = try await server.reader.get("/sensors")
+            try await waitUntil(seconds: 10, every: .milliseconds(2)) {
+                try server.storage.tokens().first(where: { $0.name == "test-read" })?.lastUsedAt != nil
+            }
             let used = try #require(try server.storage.tokens().first { $0.name == "test-read" }?.lastUsedAt)
             #expect(abs(used.milliseconds - Timestamp.now().milliseconds) < 10_000)
         }
@@ -168,9 +168,9 @@ struct AuthTests {
 
     @Test func tokensNeverAppearInLogs() async throws {
         try await withTestServer { server in
-            _ = try server.reader.get("/sensors")
-            _ = try server.writer.post("/sensors/t/data", json: #"{"value":1}"#)
-            _ = try server.anonymous.request("GET", "/sensors", headers: ["Authorization": "Bearer wrong-secret-123"])
+            _ = try await server.reader.get("/sensors")
+            _ = try await server.writer.post("/sensors/t/data", json: #"{"value":1}"#)
+            _ = try await server.anonymous.request("GET", "/sensors", headers: ["Authorization": "Bearer wrong-secret-123"])
             let logged = server.logs.entries.map { "\($0.message) \($0.metadata)" }.joined(separator: "\n")
             #expect(logged.contains("GET /sensors 200"))
             #expect(logged.contains("POST /sensors/t/data 201"))
@@ -201,8 +201,8 @@ struct AuthTests {
             #expect(tokens.count == 1)
             #expect(tokens.first?.scope == .admin)
             let client = TestHTTPClient(port: application.port, token: secret)
-            #expect(try client.post("/sensors", json: #"{"code":"x"}"#).status == 201)
-            #expect(try TestHTTPClient(port: application.port, token: nil).get("/sensors").status == 401)
+            #expect(try await client.post("/sensors", json: #"{"code":"x"}"#).status == 201)
+            #expect(try await TestHTTPClient(port: application.port, token: nil).get("/sensors").status == 401)
         }
     }
 

@@ -7,7 +7,7 @@ import SenseiTestSupport
 /// `GET /readings` and `GET /aggregates`: every sensor in one paged read, on
 /// the real server. Whatever the page size, the pages put together are each
 /// sensor's range exactly as its own route gives it.
-@Suite("Bulk routes", .serialized, .ownThread)
+@Suite("Bulk routes", .serialized)
 struct BulkRoutesTests {
     static let minute: Int64 = 60_000
     static let hour: Int64 = 3_600_000
@@ -36,18 +36,18 @@ struct BulkRoutesTests {
             _ = try server.storage.createSensor(code: "empty", name: nil, units: "", valueType: .float, retentionDays: nil,
                                                 labels: [:], kind: .gauge, at: .now())
             try Self.insert(server, "gamma", (0..<30).map { start + Self.day + $0 * 13 * Self.minute }, using: &random)
-            #expect(try server.compact(now: .now()).packedHours > 0)
+            #expect(try await server.compact(now: .now()).packedHours > 0)
 
             let after = start - Self.day
-            let expected = try Self.expectedReadings(server, codes: ["alpha", "beta", "gamma"], after: after, before: nil)
+            let expected = try await Self.expectedReadings(server, codes: ["alpha", "beta", "gamma"], after: after, before: nil)
             #expect(expected.count == 75)
-            let (items, pages) = try Self.fetchAll(server.reader, "/readings?after=\(Self.rfc3339(after))", limit: limit)
+            let (items, pages) = try await Self.fetchAll(server.reader, "/readings?after=\(Self.rfc3339(after))", limit: limit)
             #expect(items == expected, "limit \(limit)")
             // No empty last page: a page ending with the last reading says null.
             #expect(pages == (expected.count + limit - 1) / limit, "limit \(limit): \(pages) pages")
             // Without bounds, the old sensor's reading is in too, in id order.
-            let (everything, _) = try Self.fetchAll(server.reader, "/readings", limit: limit)
-            #expect(everything == (try Self.expectedReadings(server, codes: ["alpha", "beta", "old", "gamma"],
+            let (everything, _) = try await Self.fetchAll(server.reader, "/readings", limit: limit)
+            #expect(everything == (try await Self.expectedReadings(server, codes: ["alpha", "beta", "old", "gamma"],
                                                              after: nil, before: nil)))
         }
     }
@@ -67,7 +67,7 @@ struct BulkRoutesTests {
             try Self.insert(server, "big", (0..<3_000).map { start + $0 * 40_000 }, using: &random)
             try Self.insert(server, "big", (0..<20_000).map { now - 30 * Self.minute + $0 * 80 }, using: &random)
             try Self.insert(server, "small2", (0..<4).map { start + $0 * Self.hour }, using: &random)
-            #expect(try server.compact(now: .now()).packedHours > 0)
+            #expect(try await server.compact(now: .now()).packedHours > 0)
 
             var expected: [Item] = []
             for code in ["small1", "big", "small2"] {
@@ -80,7 +80,7 @@ struct BulkRoutesTests {
                 }
             }
             #expect(expected.count == 23_007)
-            let (items, pages) = try Self.fetchAll(server.reader, "/readings", limit: limit)
+            let (items, pages) = try await Self.fetchAll(server.reader, "/readings", limit: limit)
             #expect(items.count == expected.count, "limit \(limit)")
             // The first difference only: 23,007 items do not fit a message.
             if let index = items.indices.first(where: { $0 < expected.count && items[$0] != expected[$0] }) {
@@ -98,14 +98,14 @@ struct BulkRoutesTests {
             var random = SplitMix64(seed: 9)
             try Self.insert(server, "a", [base, base + 1000], using: &random)
             try Self.insert(server, "b", [base, base + 1000], using: &random)
-            let first = try server.reader.get("/readings?limit=2").json
+            let first = try await server.reader.get("/readings?limit=2").json
             #expect(first["series"]?.arrayValue?.map { $0["code"] } == [.string("a")])
             let next = try #require(first["next"]?.stringValue)
-            let second = try server.reader.get("/readings?limit=2&cursor=\(next)").json
+            let second = try await server.reader.get("/readings?limit=2&cursor=\(next)").json
             #expect(second["series"]?.arrayValue?.map { $0["code"] } == [.string("b")])
             #expect(second["series"]?[0]?["data"]?.arrayValue?.count == 2)
             #expect(second["next"] == .null)
-            let all = try server.reader.get("/readings").json
+            let all = try await server.reader.get("/readings").json
             #expect(all["next"] == .null)
             let idOfA = try #require(try server.storage.sensor(.code("a"))).id
             #expect(all["series"]?[0] == .object([
@@ -123,7 +123,7 @@ struct BulkRoutesTests {
             try Self.insert(server, "a", [base - 1, base, base + 500, base + 1000, base + 1001], using: &random)
             try Self.insert(server, "b", [base + 1000], using: &random)
             for query in ["after=2025-01-09T12:00:00Z&before=2025-01-09T12:00:01Z", "after=1736424000&before=1736424001"] {
-                let page = try server.reader.get("/readings?\(query)").json
+                let page = try await server.reader.get("/readings?\(query)").json
                 let series = try #require(page["series"]?.arrayValue)
                 #expect(series.map { $0["code"] } == [.string("a"), .string("b")])
                 #expect(series[0]["data"]?.arrayValue?.compactMap { $0["timestamp"]?.stringValue }
@@ -131,9 +131,9 @@ struct BulkRoutesTests {
                 #expect(series[1]["data"]?.arrayValue?.count == 1)
             }
             // `after` past a sensor's newest: it is absent, not an empty series.
-            let later = try server.reader.get("/readings?after=2025-01-09T12:00:01.001Z").json
+            let later = try await server.reader.get("/readings?after=2025-01-09T12:00:01.001Z").json
             #expect(later["series"]?.arrayValue?.map { $0["code"] } == [.string("a")])
-            #expect(try server.reader.get("/readings?after=2026-01-01T00:00:00Z").json
+            #expect(try await server.reader.get("/readings?after=2026-01-01T00:00:00Z").json
                         == .object(["series": .array([]), "next": .null]))
         }
     }
@@ -142,21 +142,21 @@ struct BulkRoutesTests {
         try await withTestServer { server in
             for (code, labels) in [("k1", #"{"room":"kitchen","kind":"temp"}"#), ("h1", #"{"room":"hall","kind":"temp"}"#),
                                    ("k2", #"{"room":"kitchen","kind":"hum"}"#)] {
-                #expect(try server.admin.post("/sensors", json: #"{"code":"\#(code)","labels":\#(labels)}"#).status == 201)
-                #expect(try server.writer.post("/sensors/\(code)/data", json: #"{"value":1}"#).status == 201)
+                #expect(try await server.admin.post("/sensors", json: #"{"code":"\#(code)","labels":\#(labels)}"#).status == 201)
+                #expect(try await server.writer.post("/sensors/\(code)/data", json: #"{"value":1}"#).status == 201)
             }
-            func codes(_ query: String) throws -> [String] {
-                let page = try server.reader.get("/readings?\(query)")
+            func codes(_ query: String) async throws -> [String] {
+                let page = try await server.reader.get("/readings?\(query)")
                 #expect(page.status == 200, "\(page.text)")
                 return try page.json["series"]?.arrayValue?.compactMap { $0["code"]?.stringValue } ?? []
             }
-            #expect(try codes("label=room:kitchen") == ["k1", "k2"])
-            #expect(try codes("label=room:kitchen&label=kind:temp") == ["k1"])
-            #expect(try codes("label=room:cellar").isEmpty)
-            #expect(try codes("") == ["k1", "h1", "k2"])
-            let aggregates = try server.reader.get("/aggregates?level=minute&label=kind:temp").json
+            #expect(try await codes("label=room:kitchen") == ["k1", "k2"])
+            #expect(try await codes("label=room:kitchen&label=kind:temp") == ["k1"])
+            #expect(try await codes("label=room:cellar").isEmpty)
+            #expect(try await codes("") == ["k1", "h1", "k2"])
+            let aggregates = try await server.reader.get("/aggregates?level=minute&label=kind:temp").json
             #expect(aggregates["series"]?.arrayValue?.compactMap { $0["code"]?.stringValue } == ["k1", "h1"])
-            #expect(try server.reader.get("/readings?label=nocolon").status == 400)
+            #expect(try await server.reader.get("/readings?label=nocolon").status == 400)
         }
     }
 
@@ -165,26 +165,26 @@ struct BulkRoutesTests {
             for path in ["/readings", "/aggregates?level=hour"] {
                 let join = path.contains("?") ? "&" : "?"
                 for cursor in ["x", "1", "1:", ":5", "0:5", "-3:5", "1:5:6", "1:abc", "1:99999999999999999"] {
-                    let answer = try server.reader.get("\(path)\(join)cursor=\(cursor)")
+                    let answer = try await server.reader.get("\(path)\(join)cursor=\(cursor)")
                     #expect(answer.status == 400, "\(path) cursor \(cursor)")
                     #expect(answer.errorMessage == "cursor must be the 'next' of the previous page, not '\(cursor)'")
                 }
                 for limit in ["0", "100001", "ten", "-1"] {
-                    let answer = try server.reader.get("\(path)\(join)limit=\(limit)")
+                    let answer = try await server.reader.get("\(path)\(join)limit=\(limit)")
                     #expect(answer.status == 400)
                     #expect(answer.errorMessage == "limit must be a whole number from 1 to 100000, not '\(limit)'")
                 }
-                #expect(try server.reader.get("\(path)\(join)limit=100000").status == 200)
-                #expect(try server.reader.get("\(path)\(join)after=soon").errorMessage?.hasPrefix("after must be") == true)
-                #expect(try server.reader.get("\(path)\(join)after=2025-01-02T00:00:00Z&before=2025-01-01T00:00:00Z").status == 400)
-                #expect(try server.anonymous.get(path).status == 401)
+                #expect(try await server.reader.get("\(path)\(join)limit=100000").status == 200)
+                #expect(try await server.reader.get("\(path)\(join)after=soon").errorMessage?.hasPrefix("after must be") == true)
+                #expect(try await server.reader.get("\(path)\(join)after=2025-01-02T00:00:00Z&before=2025-01-01T00:00:00Z").status == 400)
+                #expect(try await server.anonymous.get(path).status == 401)
             }
             for level in ["", "level=day", "level=Minute"] {
-                let answer = try server.reader.get("/aggregates?\(level)")
+                let answer = try await server.reader.get("/aggregates?\(level)")
                 #expect(answer.status == 400)
                 #expect(answer.errorMessage?.hasPrefix("level must be minute or hour") == true, "\(answer.text)")
             }
-            #expect(try server.writer.post("/readings", json: "{}").status == 405)
+            #expect(try await server.writer.post("/readings", json: "{}").status == 405)
         }
     }
 
@@ -200,19 +200,19 @@ struct BulkRoutesTests {
             try Self.insert(server, "p", (0..<300).map { start + $0 * 97_000 }, using: &random)
             try Self.insert(server, "q", (0..<50).map { now - 50 * 30_000 + $0 * 30_000 }, using: &random)
             try Self.insert(server, "r", (0..<200).map { start + Self.day + $0 * 41_000 }, using: &random)
-            _ = try server.compact(now: .now())
+            _ = try await server.compact(now: .now())
             let after = start + 3 * Self.hour + 17_000
             for level in ["minute", "hour"] {
                 for window in ["", "&after=\(Self.rfc3339(after))", "&after=\(Self.rfc3339(after))&before=\(Self.rfc3339(now - Self.hour))"] {
                     var expected: [Item] = []
                     for code in ["p", "q", "r"] {
                         let sensor = try #require(try server.storage.sensor(.code(code)))
-                        let rows = try server.reader.get("/sensors/\(code)/aggregates?level=\(level)&limit=10000\(window)")
+                        let rows = try await server.reader.get("/sensors/\(code)/aggregates?level=\(level)&limit=10000\(window)")
                         #expect(rows.status == 200)
                         expected += try rows.json["data"]?.arrayValue?.map { Item(sensorID: sensor.id, code: code, item: $0) } ?? []
                     }
                     #expect(!expected.isEmpty)
-                    let (items, _) = try Self.fetchAll(server.reader, "/aggregates?level=\(level)\(window)", limit: limit,
+                    let (items, _) = try await Self.fetchAll(server.reader, "/aggregates?level=\(level)\(window)", limit: limit,
                                                        items: "aggregates")
                     #expect(items == expected, "\(level) \(window) limit \(limit)")
                 }
@@ -238,19 +238,19 @@ struct BulkRoutesTests {
                 }
             }
             for chunk in stride(from: 0, to: points.count, by: 6_000) {
-                try server.storage.ingestCommitted(Array(points[chunk..<min(chunk + 6_000, points.count)]))
+                try await server.storage.ingestCommitted(Array(points[chunk..<min(chunk + 6_000, points.count)]))
             }
             #expect(try server.storage.sensors().count == 10_000)
 
             var timings: [String] = []
-            func timed(_ name: String, _ path: String, expecting items: Int) throws {
+            func timed(_ name: String, _ path: String, expecting items: Int) async throws {
                 let clock = ContinuousClock()
                 var pages = 0
                 var seen = 0
-                let elapsed = try clock.measure {
+                let elapsed = try await clock.measure {
                     var cursor: String?
                     repeat {
-                        let page = try server.reader.get(path + (cursor.map { "&cursor=\($0)" } ?? ""))
+                        let page = try await server.reader.get(path + (cursor.map { "&cursor=\($0)" } ?? ""))
                         #expect(page.status == 200)
                         let json = try page.json
                         seen += json["series"]?.arrayValue?.reduce(0) {
@@ -264,9 +264,9 @@ struct BulkRoutesTests {
                 timings.append("\(name): \(pages) pages in \(elapsed)")
                 #expect(elapsed < .seconds(30), "\(name)")
             }
-            try timed("all readings", "/readings?limit=10000", expecting: 30_000)
-            try timed("last hour", "/readings?after=\(Self.rfc3339(now - Self.hour))", expecting: 3_000)
-            try timed("minute aggregates", "/aggregates?level=minute&limit=10000", expecting: 30_000)
+            try await timed("all readings", "/readings?limit=10000", expecting: 30_000)
+            try await timed("last hour", "/readings?after=\(Self.rfc3339(now - Self.hour))", expecting: 3_000)
+            try await timed("minute aggregates", "/aggregates?level=minute&limit=10000", expecting: 30_000)
             print("bulk, 10,000 sensors: " + timings.joined(separator: "; "))
         }
     }
@@ -286,14 +286,14 @@ struct BulkRoutesTests {
 
     /// Each sensor's readings in the range through its own route, in the
     /// order given (sensors are created in that order, so in id order).
-    static func expectedReadings(_ server: TestServer, codes: [String], after: Int64?, before: Int64?) throws -> [Item] {
+    static func expectedReadings(_ server: TestServer, codes: [String], after: Int64?, before: Int64?) async throws -> [Item] {
         var items: [Item] = []
         for code in codes {
             let sensor = try #require(try server.storage.sensor(.code(code)))
             var path = "/sensors/\(code)/data?order=asc&limit=10000"
             if let after { path += "&after=\(rfc3339(after))" }
             if let before { path += "&before=\(rfc3339(before))" }
-            items += try server.reader.get(path).json["data"]?.arrayValue?.map {
+            items += try await server.reader.get(path).json["data"]?.arrayValue?.map {
                 Item(sensorID: sensor.id, code: code, item: $0)
             } ?? []
         }
@@ -304,13 +304,13 @@ struct BulkRoutesTests {
     /// order and the number of pages. Each page holds at most `limit`, and
     /// a sensor appears at most once in it.
     static func fetchAll(_ client: TestHTTPClient, _ path: String, limit: Int,
-                         items key: String = "data") throws -> ([Item], Int) {
+                         items key: String = "data") async throws -> ([Item], Int) {
         var items: [Item] = []
         var cursor: String?
         var pages = 0
         repeat {
             let join = path.contains("?") ? "&" : "?"
-            let answer = try client.get("\(path)\(join)limit=\(limit)" + (cursor.map { "&cursor=\($0)" } ?? ""))
+            let answer = try await client.get("\(path)\(join)limit=\(limit)" + (cursor.map { "&cursor=\($0)" } ?? ""))
             #expect(answer.status == 200, "\(answer.text)")
             let page = try answer.json
             let series = try #require(page["series"]?.arrayValue)

@@ -7,7 +7,7 @@ import SenseiTestSupport
 /// A store whose old readings are packed (`SenseiStore.compact`) answers every
 /// query exactly as the same data kept as rows, through late and replaced
 /// readings in packed hours, retention cutting through a block, and repacking.
-@Suite("Compaction", .serialized, .ownThread)
+@Suite("Compaction", .serialized)
 struct CompactionTests {
     static let hour: Int64 = 3_600_000
     static let day: Int64 = 86_400_000

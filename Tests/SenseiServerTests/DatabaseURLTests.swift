@@ -70,14 +70,14 @@ struct PostgresTLSTests {
         return try DatabaseURL("postgresql://postgres@\(host):\(server.port)/\(database)?\(parameters)")
     }
 
-    @Test func requireEncrypts() throws {
-        let server = try PostgresServer.shared.get()
+    @Test func requireEncrypts() async throws {
+        let server = try await PostgresServer.started()
         #expect(try encrypted(url(server, host: "127.0.0.1", "sslmode=require")))
         #expect(try !encrypted(url(server, host: "127.0.0.1", "sslmode=disable")))
     }
 
-    @Test func verifyFullChecksTheCertificateAndHost() throws {
-        let server = try PostgresServer.shared.get()
+    @Test func verifyFullChecksTheCertificateAndHost() async throws {
+        let server = try await PostgresServer.started()
         #expect(try encrypted(url(server, host: "localhost", "sslmode=verify-full&sslrootcert=\(server.certificatePath)")))
         // Against the system's CAs the self-signed certificate does not verify.
         #expect(throws: PostgresStoreError.self) {

@@ -13,11 +13,11 @@ import Glibc
 /// documented status with a JSON `{"error": ...}` body, and nothing a client
 /// sends crashes the server or becomes a 500. Each test ends by checking the
 /// server still answers `/health` and logged no error.
-@Suite("Errors and hostile input", .ownThread)
+@Suite("Errors and hostile input")
 struct ErrorHandlingTests {
     @Test func malformedJSONIs400OnEveryJSONRoute() async throws {
         try await withTestServer { server in
-            try expectCreated(try server.writer.post("/sensors/probe/data", json: #"{"value": 1}"#))
+            try await expectCreated(try server.writer.post("/sensors/probe/data", json: #"{"value": 1}"#))
             let bodies: [(String, String)] = [
                 ("truncated object", #"{"value": 1"#),
                 ("truncated string", #"{"value": "23."#),
@@ -41,16 +41,16 @@ struct ErrorHandlingTests {
                 ("empty", ""),
             ]
             for (name, body) in bodies {
-                expectError(try server.writer.post("/sensors/probe/data", json: body), 400, "\(name), v1 post")
-                expectError(try server.writer.post("/sensor_data", json: body), 400, "\(name), firmware post")
-                expectError(try server.admin.post("/sensors", json: body), 400, "\(name), create")
-                expectError(try server.admin.patch("/sensors/probe", json: body), 400, "\(name), patch")
+                expectError(try await server.writer.post("/sensors/probe/data", json: body), 400, "\(name), v1 post")
+                expectError(try await server.writer.post("/sensor_data", json: body), 400, "\(name), firmware post")
+                expectError(try await server.admin.post("/sensors", json: body), 400, "\(name), create")
+                expectError(try await server.admin.patch("/sensors/probe", json: body), 400, "\(name), patch")
             }
             // No body at all, not even a Content-Length.
-            expectError(try server.writer.request("POST", "/sensors/probe/data"), 400, "no body")
-            #expect(try server.reader.get("/sensors").json["sensors"]?.arrayValue?.count == 1)
-            #expect(try server.reader.get("/sensors/probe").json["count"] == .number(1))
-            try expectStillHealthy(server)
+            expectError(try await server.writer.request("POST", "/sensors/probe/data"), 400, "no body")
+            #expect(try await server.reader.get("/sensors").json["sensors"]?.arrayValue?.count == 1)
+            #expect(try await server.reader.get("/sensors/probe").json["count"] == .number(1))
+            try await expectStillHealthy(server)
         }
     }
 
@@ -67,21 +67,21 @@ struct ErrorHandlingTests {
                 ("stray byte outside a string", bytes(#"{"value": "#, [0xFF], "}")),
             ]
             for (name, body) in bodies {
-                let response = try server.writer.request("POST", "/sensors/probe/data", body: body,
+                let response = try await server.writer.request("POST", "/sensors/probe/data", body: body,
                                                          contentType: "application/json")
                 expectError(response, 400, name)
             }
             let legacy = bytes(#"{"sensor_code": "temp"#, [0xE2, 0x82], #"", "value": "1"}"#)
-            expectError(try server.writer.request("POST", "/sensor_data", body: legacy, contentType: "application/json"),
+            expectError(try await server.writer.request("POST", "/sensor_data", body: legacy, contentType: "application/json"),
                         400, "firmware post")
-            #expect(try server.reader.get("/sensors").text == #"{"sensors":[]}"#)
-            try expectStillHealthy(server)
+            #expect(try await server.reader.get("/sensors").text == #"{"sensors":[]}"#)
+            try await expectStillHealthy(server)
         }
     }
 
     @Test func invalidUTF8InPathAndQueryIs400() async throws {
         try await withTestServer { server in
-            try expectCreated(try server.writer.post("/sensors/probe/data", json: #"{"value": 1}"#))
+            try await expectCreated(try server.writer.post("/sensors/probe/data", json: #"{"value": 1}"#))
             let paths: [(String, [UInt8])] = [
                 ("raw bytes", bytes("/sensors/", [0xFF, 0xFE])),
                 ("raw bytes before /data", bytes("/sensors/", [0xFF], "/data")),
@@ -92,13 +92,13 @@ struct ErrorHandlingTests {
                 ("raw bytes in after", bytes("/sensors/probe/data?after=", [0xFF])),
             ]
             for (name, path) in paths {
-                expectError(try rawRequest(server.reader, "GET", path), 400, name)
+                expectError(try await rawRequest(server.reader, "GET", path), 400, name)
             }
-            let post = try rawRequest(server.writer, "POST", bytes("/sensors/", [0xFF], "/data"),
+            let post = try await rawRequest(server.writer, "POST", bytes("/sensors/", [0xFF], "/data"),
                                       body: Array(#"{"value": 1}"#.utf8))
             expectError(post, 400, "post to an invalid UTF-8 code")
-            #expect(try server.reader.get("/sensors").json["sensors"]?.arrayValue?.count == 1)
-            try expectStillHealthy(server)
+            #expect(try await server.reader.get("/sensors").json["sensors"]?.arrayValue?.count == 1)
+            try await expectStillHealthy(server)
         }
     }
 
@@ -112,16 +112,16 @@ struct ErrorHandlingTests {
                 ("arrays under value", #"{"value": "# + String(repeating: "[", count: depth)),
             ]
             for (name, body) in bodies {
-                expectError(try server.writer.post("/sensors/probe/data", json: body), 400, name)
-                expectError(try server.writer.post("/sensor_data", json: body), 400, "\(name), firmware post")
+                expectError(try await server.writer.post("/sensors/probe/data", json: body), 400, name)
+                expectError(try await server.writer.post("/sensor_data", json: body), 400, "\(name), firmware post")
             }
-            try expectStillHealthy(server)
+            try await expectStillHealthy(server)
         }
     }
 
     @Test func hostileMutationsOfAValidBodyNeverYield500() async throws {
         try await withTestServer { server in
-            try expectCreated(try server.writer.post("/sensors/probe/data", json: #"{"value": 1}"#))
+            try await expectCreated(try server.writer.post("/sensors/probe/data", json: #"{"value": 1}"#))
             let valid = Array(#"{"data":[{"timestamp":"2025-01-09T12:00:00Z","value":"23.5"},{"timestamp":1736424060,"value":23.6}]}"#.utf8)
             var random = SplitMix64(seed: 2025)
             for round in 0..<250 {
@@ -134,13 +134,13 @@ struct ErrorHandlingTests {
                     default: body.remove(at: index)
                     }
                 }
-                let response = try server.writer.request("POST", "/sensors/probe/data", body: body,
+                let response = try await server.writer.request("POST", "/sensors/probe/data", body: body,
                                                          contentType: "application/json")
                 let context = "round \(round): \(String(decoding: body, as: UTF8.self))"
                 #expect([201, 400, 422].contains(response.status), "\(context) → \(response.status)")
                 if response.status != 201 { expectError(response, response.status, context) }
             }
-            try expectStillHealthy(server)
+            try await expectStillHealthy(server)
         }
     }
 
@@ -148,7 +148,7 @@ struct ErrorHandlingTests {
 
     @Test func badQueryParametersAre400NamingTheParameter() async throws {
         try await withTestServer { server in
-            try expectCreated(try server.writer.post("/sensors/probe/data",
+            try await expectCreated(try server.writer.post("/sensors/probe/data",
                                                      json: #"{"value": 1, "timestamp": "2025-01-09T12:00:00Z"}"#))
             let range = "after=2025-01-09T00:00:00Z&before=2025-01-10T00:00:00Z"
             let queries: [(String, String)] = [
@@ -167,16 +167,16 @@ struct ErrorHandlingTests {
             ]
             for (query, parameter) in queries {
                 for route in ["/sensors/probe/data", "/sensors/probe/data.csv"] {
-                    expectError(try server.reader.get("\(route)?\(query)"), 400, "\(route)?\(query)",
+                    expectError(try await server.reader.get("\(route)?\(query)"), 400, "\(route)?\(query)",
                                 mentioning: parameter)
                 }
             }
             // The limits themselves are accepted.
             for query in ["limit=1", "limit=10000", "order=asc", "order=desc", "buckets=1&\(range)",
                           "buckets=2000&\(range)", "after=2025-01-09T12:00:00Z&before=2025-01-09T12:00:00Z"] {
-                #expect(try server.reader.get("/sensors/probe/data?\(query)").status == 200, "\(query)")
+                #expect(try await server.reader.get("/sensors/probe/data?\(query)").status == 200, "\(query)")
             }
-            try expectStillHealthy(server)
+            try await expectStillHealthy(server)
         }
     }
 
@@ -187,23 +187,23 @@ struct ErrorHandlingTests {
             let codes = ["a%20b", "%C3%BC", "temp%C3%BCrature", "ü", "a.b", "temp.ext", "a%2Bb",
                          String(repeating: "x", count: 51)]
             for code in codes {
-                expectError(try server.reader.get("/sensors/\(code)"), 400, "GET /sensors/\(code)")
-                expectError(try server.reader.get("/sensors/\(code)/data"), 400, "GET \(code)/data")
-                expectError(try server.reader.get("/sensors/\(code)/data.csv"), 400, "GET \(code)/data.csv")
-                expectError(try server.reader.get("/sensor_data/\(code)"), 400, "GET /sensor_data/\(code)")
-                expectError(try server.writer.post("/sensors/\(code)/data", json: #"{"value": 1}"#), 400,
+                expectError(try await server.reader.get("/sensors/\(code)"), 400, "GET /sensors/\(code)")
+                expectError(try await server.reader.get("/sensors/\(code)/data"), 400, "GET \(code)/data")
+                expectError(try await server.reader.get("/sensors/\(code)/data.csv"), 400, "GET \(code)/data.csv")
+                expectError(try await server.reader.get("/sensor_data/\(code)"), 400, "GET /sensor_data/\(code)")
+                expectError(try await server.writer.post("/sensors/\(code)/data", json: #"{"value": 1}"#), 400,
                             "POST \(code)/data")
-                expectError(try server.admin.patch("/sensors/\(code)", json: #"{"name": "x"}"#), 400,
+                expectError(try await server.admin.patch("/sensors/\(code)", json: #"{"name": "x"}"#), 400,
                             "PATCH \(code)")
-                expectError(try server.admin.delete("/sensors/\(code)"), 400, "DELETE \(code)")
+                expectError(try await server.admin.delete("/sensors/\(code)"), 400, "DELETE \(code)")
             }
             // Nothing was auto-created by the posts.
-            #expect(try server.reader.get("/sensors").text == #"{"sensors":[]}"#)
+            #expect(try await server.reader.get("/sensors").text == #"{"sensors":[]}"#)
             // 50 characters is still a code.
             let longest = String(repeating: "x", count: 50)
-            expectError(try server.reader.get("/sensors/\(longest)"), 404, "50-character code")
-            try expectCreated(try server.writer.post("/sensors/\(longest)/data", json: #"{"value": 1}"#))
-            try expectStillHealthy(server)
+            expectError(try await server.reader.get("/sensors/\(longest)"), 404, "50-character code")
+            try await expectCreated(try server.writer.post("/sensors/\(longest)/data", json: #"{"value": 1}"#))
+            try await expectStillHealthy(server)
         }
     }
 
@@ -211,11 +211,11 @@ struct ErrorHandlingTests {
     /// `a%00b` down to the code `a`.
     @Test func percentEncodedNULInCodeIs400() async throws {
         try await withTestServer { server in
-            try expectCreated(try server.writer.post("/sensors/a/data", json: #"{"value": 1}"#))
-            expectError(try server.reader.get("/sensors/a%00b"), 400, "GET a%00b")
-            expectError(try server.writer.post("/sensors/a%00b/data", json: #"{"value": 2}"#), 400, "POST a%00b/data")
-            #expect(try server.reader.get("/sensors/a").json["count"] == .number(1))
-            try expectStillHealthy(server)
+            try await expectCreated(try server.writer.post("/sensors/a/data", json: #"{"value": 1}"#))
+            expectError(try await server.reader.get("/sensors/a%00b"), 400, "GET a%00b")
+            expectError(try await server.writer.post("/sensors/a%00b/data", json: #"{"value": 2}"#), 400, "POST a%00b/data")
+            #expect(try await server.reader.get("/sensors/a").json["count"] == .number(1))
+            try await expectStillHealthy(server)
         }
     }
 
@@ -224,19 +224,19 @@ struct ErrorHandlingTests {
             for reference in ["999", "nosuch", "99999999999999999999"] {
                 for path in ["/sensors/\(reference)", "/sensors/\(reference)/data",
                              "/sensors/\(reference)/data.csv"] {
-                    expectError(try server.reader.get(path), 404, "GET \(path)")
+                    expectError(try await server.reader.get(path), 404, "GET \(path)")
                 }
-                expectError(try server.admin.patch("/sensors/\(reference)", json: #"{"name": "x"}"#), 404,
+                expectError(try await server.admin.patch("/sensors/\(reference)", json: #"{"name": "x"}"#), 404,
                             "PATCH \(reference)")
-                expectError(try server.admin.delete("/sensors/\(reference)"), 404, "DELETE \(reference)")
+                expectError(try await server.admin.delete("/sensors/\(reference)"), 404, "DELETE \(reference)")
             }
-            expectError(try server.reader.get("/sensors/nosuch"), 404, "message", mentioning: "nosuch")
-            expectError(try server.reader.get("/sensors/999"), 404, "message", mentioning: "999")
-            expectError(try server.reader.get("/sensor_data/nosuch"), 404, "firmware list")
+            expectError(try await server.reader.get("/sensors/nosuch"), 404, "message", mentioning: "nosuch")
+            expectError(try await server.reader.get("/sensors/999"), 404, "message", mentioning: "999")
+            expectError(try await server.reader.get("/sensor_data/nosuch"), 404, "firmware list")
             // An id is never auto-created; only a code is.
-            expectError(try server.writer.post("/sensors/999/data", json: #"{"value": 1}"#), 404, "POST 999/data")
-            #expect(try server.reader.get("/sensors").text == #"{"sensors":[]}"#)
-            try expectStillHealthy(server)
+            expectError(try await server.writer.post("/sensors/999/data", json: #"{"value": 1}"#), 404, "POST 999/data")
+            #expect(try await server.reader.get("/sensors").text == #"{"sensors":[]}"#)
+            try await expectStillHealthy(server)
         }
     }
 
@@ -244,22 +244,22 @@ struct ErrorHandlingTests {
 
     @Test func authMethodAndConflictErrorsAreJSON() async throws {
         try await withTestServer { server in
-            let anonymous = try server.anonymous.get("/sensors")
+            let anonymous = try await server.anonymous.get("/sensors")
             #expect(anonymous.status == 401)
             #expect(anonymous.text == #"{"error":"unauthorized"}"#)
             #expect(anonymous.headers["www-authenticate"] == "Bearer")
-            expectError(try server.anonymous.get("/sensors", token: "not-a-token"), 401, "unknown token")
-            expectError(try server.anonymous.request("GET", "/sensors", headers: ["Authorization": "Basic YTpi"]),
+            expectError(try await server.anonymous.get("/sensors", token: "not-a-token"), 401, "unknown token")
+            expectError(try await server.anonymous.request("GET", "/sensors", headers: ["Authorization": "Basic YTpi"]),
                         401, "basic auth")
-            expectError(try server.reader.post("/sensors/probe/data", json: #"{"value": 1}"#), 403, "read posts")
-            expectError(try server.writer.post("/sensors", json: #"{"code": "probe"}"#), 403, "write creates")
-            let put = try server.admin.request("PUT", "/sensors/probe", body: Array("{}".utf8))
+            expectError(try await server.reader.post("/sensors/probe/data", json: #"{"value": 1}"#), 403, "read posts")
+            expectError(try await server.writer.post("/sensors", json: #"{"code": "probe"}"#), 403, "write creates")
+            let put = try await server.admin.request("PUT", "/sensors/probe", body: Array("{}".utf8))
             expectError(put, 405, "PUT")
             #expect(put.headers["allow"] == "GET, PATCH, DELETE")
-            #expect(try server.admin.post("/sensors", json: #"{"code": "probe"}"#).status == 201)
-            expectError(try server.admin.post("/sensors", json: #"{"code": "probe"}"#), 409, "duplicate code",
+            #expect(try await server.admin.post("/sensors", json: #"{"code": "probe"}"#).status == 201)
+            expectError(try await server.admin.post("/sensors", json: #"{"code": "probe"}"#), 409, "duplicate code",
                         mentioning: "probe")
-            try expectStillHealthy(server)
+            try await expectStillHealthy(server)
         }
     }
 

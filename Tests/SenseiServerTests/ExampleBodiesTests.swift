@@ -9,7 +9,7 @@ import SenseiModels
 /// them sends to `POST /sensors/<sensor code>/data` (examples/check.sh checks
 /// each example's code against its fixture). Each fixture is posted here to a
 /// fresh server as the example posts it, and must be stored as it says.
-@Suite("Example device bodies", .ownThread)
+@Suite("Example device bodies")
 struct ExampleBodiesTests {
     static let fixturesDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -39,11 +39,11 @@ struct ExampleBodiesTests {
 
         try await withTestServer { server in
             let before = Timestamp.now()
-            let response = try server.writer.post("/sensors/\(code)/data", json: body, contentType: "application/json")
+            let response = try await server.writer.post("/sensors/\(code)/data", json: body, contentType: "application/json")
             #expect(response.status == 201, "\(name): \(response.text)")
             #expect(response.text == #"{"accepted":\#(items.count)}"#)
 
-            let stored = try server.reader.get("/sensors/\(code)/data?order=asc").json["data"]?.arrayValue ?? []
+            let stored = try await server.reader.get("/sensors/\(code)/data?order=asc").json["data"]?.arrayValue ?? []
             try #require(stored.count == items.count)
             for (item, reading) in zip(items, stored) {
                 #expect(reading["value"] == item["value"], "\(name)")
@@ -55,7 +55,7 @@ struct ExampleBodiesTests {
                     #expect(storedTime >= before && storedTime <= Timestamp.now(), "\(name)")
                 }
             }
-            let sensor = try server.reader.get("/sensors/\(code)").json
+            let sensor = try await server.reader.get("/sensors/\(code)").json
             #expect(sensor["valueType"] == .string("float"))
             #expect(sensor["count"] == .number(Double(items.count)))
         }

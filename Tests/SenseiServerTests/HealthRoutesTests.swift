@@ -3,11 +3,11 @@ import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
-@Suite("Health and routing", .ownThread)
+@Suite("Health and routing")
 struct HealthRoutesTests {
     @Test func healthIsOpenAndJSON() async throws {
         try await withTestServer { server in
-            let response = try server.anonymous.get("/health")
+            let response = try await server.anonymous.get("/health")
             #expect(response.status == 200)
             #expect(try response.json["status"] == .string("ok"))
             #expect(response.headers["content-type"] == "application/json; charset=utf-8")
@@ -33,21 +33,21 @@ struct HealthRoutesTests {
     @Test func unknownRouteIs404JSON() async throws {
         try await withTestServer { server in
             for path in ["/nope", "/sensors/1/data/extra", "/", "/sensor_data"] {
-                let response = try server.admin.get(path)
+                let response = try await server.admin.get(path)
                 #expect(response.status == (path == "/sensor_data" ? 405 : 404), "\(path)")
                 #expect(response.errorMessage != nil, "\(path)")
             }
-            #expect(try server.admin.get("/nope").errorMessage == "no route for GET /nope")
+            #expect(try await server.admin.get("/nope").errorMessage == "no route for GET /nope")
         }
     }
 
     @Test func wrongMethodIs405WithAllow() async throws {
         try await withTestServer { server in
-            let put = try server.admin.request("PUT", "/sensors/1")
+            let put = try await server.admin.request("PUT", "/sensors/1")
             #expect(put.status == 405)
             #expect(put.headers["allow"] == "GET, PATCH, DELETE")
             #expect(put.errorMessage == "method PUT is not allowed here; use GET, PATCH, DELETE")
-            let deleteAll = try server.admin.delete("/sensors")
+            let deleteAll = try await server.admin.delete("/sensors")
             #expect(deleteAll.status == 405)
             #expect(deleteAll.headers["allow"] == "GET, POST")
         }
@@ -55,8 +55,8 @@ struct HealthRoutesTests {
 
     @Test func trailingSlashIsIgnoredAndHeadWorks() async throws {
         try await withTestServer { server in
-            #expect(try server.admin.get("/sensors/").status == 200)
-            let head = try server.admin.request("HEAD", "/health")
+            #expect(try await server.admin.get("/sensors/").status == 200)
+            let head = try await server.admin.request("HEAD", "/health")
             #expect(head.status == 200)
             #expect(head.body.isEmpty)
         }

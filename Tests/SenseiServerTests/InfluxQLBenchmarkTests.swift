@@ -28,23 +28,23 @@ struct InfluxQLBenchmarkTests {
     @Test func grafanaYearQueryAndTagValues() async throws {
         try await withTestServer { server in
             if case .success(let influx) = InfluxDBServer.shared {
-                _ = try influx.request("POST", "/query?q=CREATE%20DATABASE%20bench")
+                _ = try await influx.request("POST", "/query?q=CREATE%20DATABASE%20bench")
             }
             var lines: [String] = []
             for i in 0..<Self.count {
                 lines.append("temperature,room=living value=\(Double(2000 + (i * 7919) % 1000) / 100) \(Self.start + Int64(i) * 30)")
                 if lines.count == 10_000 || i == Self.count - 1 {
                     let body = Array((lines.joined(separator: "\n") + "\n").utf8)
-                    #expect(try server.writer.request("POST", "/write?db=bench&precision=s", body: body).status == 204)
+                    #expect(try await server.writer.request("POST", "/write?db=bench&precision=s", body: body).status == 204)
                     if case .success(let influx) = InfluxDBServer.shared {
-                        #expect(try influx.request("POST", "/write?db=bench&precision=s", body: body).status == 204)
+                        #expect(try await influx.request("POST", "/write?db=bench&precision=s", body: body).status == 204)
                     }
                     lines.removeAll(keepingCapacity: true)
                 }
             }
             let q = #"SELECT mean("value") FROM "temperature" WHERE ("room" = 'living') AND time >= 1672531200000ms and time <= 1704067199000ms GROUP BY time(1h) fill(null)"#
             let path = "/query?db=bench&epoch=ms&q=" + InfluxQLDifferentialTests.encode(q)
-            #expect(try server.reader.get(path).json["results"]?[0]?["series"]?[0]?["values"]?.arrayValue?.count == 8760)
+            #expect(try await server.reader.get(path).json["results"]?[0]?["series"]?[0]?["values"]?.arrayValue?.count == 8760)
             let ours = try Self.median(21) { _ = try server.reader.get(path) }
             var theirs = Double.nan
             if case .success(let influx) = InfluxDBServer.shared {
@@ -56,7 +56,7 @@ struct InfluxQLBenchmarkTests {
             for sensor in 0..<9_999 { tagLines.append("climate,room=r\(sensor % 250),device=d\(sensor) value=1 1700000000") }
             for chunk in stride(from: 0, to: tagLines.count, by: 2_000) {
                 let body = Array(tagLines[chunk..<min(chunk + 2_000, tagLines.count)].joined(separator: "\n").utf8)
-                #expect(try server.writer.request("POST", "/write?db=bench&precision=s", body: body).status == 204)
+                #expect(try await server.writer.request("POST", "/write?db=bench&precision=s", body: body).status == 204)
             }
             let tags = "/query?db=bench&q=" + InfluxQLDifferentialTests.encode(#"SHOW TAG VALUES WITH KEY = "room""#)
             let tagTime = try Self.median(11) { _ = try server.reader.get(tags) }

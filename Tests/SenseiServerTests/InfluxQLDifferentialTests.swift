@@ -9,7 +9,7 @@ import SenseiModels
 /// compared (floats to 1e-9). InfluxDB is Debian's 1.6; where it answers
 /// differently from 1.8, whose answers Sensei gives, the case says so and
 /// checks Sensei against 1.8's answer instead.
-@Suite("InfluxQL against InfluxDB", .ownThread)
+@Suite("InfluxQL against InfluxDB")
 struct InfluxQLDifferentialTests {
     /// 2023-11-14T22:00:00Z, an hour's start.
     static let t0: Int64 = 1_699_999_200
@@ -189,7 +189,7 @@ struct InfluxQLDifferentialTests {
 
     @Test func sameAnswersAsInfluxDB() async throws {
         let influx: InfluxDBServer
-        switch InfluxDBServer.shared {
+        switch await InfluxDBServer.sharedStarted {
         case .success(let server): influx = server
         case .failure(let reason):
             Issue.record("the differential test needs InfluxDB: \(reason)")
@@ -199,10 +199,10 @@ struct InfluxQLDifferentialTests {
             let now = Int64(Date().timeIntervalSince1970)
             let body = Array(Self.lines(now: now).utf8)
             let database = "sensei_diff_\(UInt32.random(in: 0...UInt32.max))"
-            #expect(try influx.request("POST", "/query?q=" + Self.encode("CREATE DATABASE \(database)")).status == 200)
-            let influxWrite = try influx.request("POST", "/write?db=\(database)&precision=s", body: body)
+            #expect(try await influx.request("POST", "/query?q=" + Self.encode("CREATE DATABASE \(database)")).status == 200)
+            let influxWrite = try await influx.request("POST", "/write?db=\(database)&precision=s", body: body)
             #expect(influxWrite.status == 204, "\(influxWrite.text)")
-            let senseiWrite = try sensei.writer.request("POST", "/write?db=\(database)&precision=s", body: body)
+            let senseiWrite = try await sensei.writer.request("POST", "/write?db=\(database)&precision=s", body: body)
             #expect(senseiWrite.status == 204, "\(senseiWrite.text)")
             var failures: [String] = []
             for testCase in Self.cases {
@@ -210,8 +210,8 @@ struct InfluxQLDifferentialTests {
                     .replacingOccurrences(of: " home", with: " \(database)")
                 var path = "/query?db=\(database)&q=" + Self.encode(query)
                 if let epoch = testCase.epoch { path += "&epoch=\(epoch)" }
-                let theirs = try influx.request("GET", path)
-                let ours = try sensei.reader.get(path)
+                let theirs = try await influx.request("GET", path)
+                let ours = try await sensei.reader.get(path)
                 let reference = testCase.expected18 ?? theirs.text
                 if testCase.expected18 != nil {
                     if ours.text.trimmingCharacters(in: .newlines) != reference { failures.append("\(query)\n  1.8: \(reference)\n  ours: \(ours.text)") }

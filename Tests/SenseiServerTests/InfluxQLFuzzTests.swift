@@ -8,7 +8,7 @@ import SenseiModels
 /// (a reading in year 9999, integer sums past Int64, NaN-free floats):
 /// every answer is a 200 or a 400 with a JSON body, never a 500 or a crash.
 /// `SENSEI_INFLUXQL_FUZZ_CASES` sets the count (default 1,500).
-@Suite("InfluxQL fuzzing", .ownThread)
+@Suite("InfluxQL fuzzing")
 struct InfluxQLFuzzTests {
     static let cases = Int(ProcessInfo.processInfo.environment["SENSEI_INFLUXQL_FUZZ_CASES"] ?? "") ?? 1_500
 
@@ -17,9 +17,9 @@ struct InfluxQLFuzzTests {
             let now = Int64(Date().timeIntervalSince1970)
             let lines = InfluxQLDifferentialTests.lines(now: now)
                 + "big,k=v n=9000000000000000000i 1700000000\nbig,k=v n=9000000000000000000i 1700000060\n"
-            #expect(try server.writer.request("POST", "/write?db=home&precision=s", body: Array(lines.utf8)).status == 204)
+            #expect(try await server.writer.request("POST", "/write?db=home&precision=s", body: Array(lines.utf8)).status == 204)
             // Past what nanoseconds hold (1677 to 2262): out of InfluxQL's reach, never a trap.
-            try server.insertReadings([ReadingInput(timestamp: Timestamp(rfc3339: "2300-01-01T00:00:00Z")!, value: 1),
+            try await server.insertReadings([ReadingInput(timestamp: Timestamp(rfc3339: "2300-01-01T00:00:00Z")!, value: 1),
                                              ReadingInput(timestamp: Timestamp(rfc3339: "1600-01-01T00:00:00Z")!, value: 2)],
                                             into: .code("far_future"), createIfMissing: true)
             var random = SplitMix64(seed: 24_2411)
@@ -55,7 +55,7 @@ struct InfluxQLFuzzTests {
                 if random.next() % 5 == 0 { path += "&pretty=true" }
                 let headers = random.next() % 6 == 0 ? ["Accept": "application/csv"] : [:]
                 let started = ContinuousClock.now
-                let response = try server.reader.request("GET", path, headers: headers)
+                let response = try await server.reader.request("GET", path, headers: headers)
                 let took = ContinuousClock.now - started
                 #expect(took < .seconds(3), "case \(index): \(text) took \(took)")
                 statuses[response.status, default: 0] += 1

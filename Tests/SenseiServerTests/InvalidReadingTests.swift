@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// Invalid values and timestamps (422), and batches that fail as a whole.
-@Suite("Invalid readings", .ownThread)
+@Suite("Invalid readings")
 struct InvalidReadingTests {
     @Test func invalidValuesAre422() async throws {
         try await withTestServer { server in
@@ -18,26 +18,26 @@ struct InvalidReadingTests {
                           #""nan""#, #""NaN""#, #""inf""#, #""-Infinity""#, #""infinity""#, #""0x1A""#,
                           "1e400", "-1e400", #""1e400""#, "1" + String(repeating: "0", count: 400)]
             for value in values {
-                let response = try server.writer.post("/sensors/probe/data", json: #"{"value": \#(value)}"#)
+                let response = try await server.writer.post("/sensors/probe/data", json: #"{"value": \#(value)}"#)
                 expectError(response, 422, "value \(value.prefix(20))", mentioning: "value")
-                let legacy = try server.writer.post("/sensor_data", json: #"{"sensor_code": "probe", "value": \#(value)}"#)
+                let legacy = try await server.writer.post("/sensor_data", json: #"{"sensor_code": "probe", "value": \#(value)}"#)
                 #expect([400, 422].contains(legacy.status), "firmware post, value \(value.prefix(20))")
                 expectError(legacy, legacy.status, "firmware post, value \(value.prefix(20))")
             }
             for body in ["{}", #"{"timestamp": "2025-01-09T12:00:00Z"}"#] {
-                expectError(try server.writer.post("/sensors/probe/data", json: body), 422, body, mentioning: "value")
+                expectError(try await server.writer.post("/sensors/probe/data", json: body), 422, body, mentioning: "value")
             }
             for body in ["[1, 2]", "42", #""23.5""#, "null", "true", #"{"data": 5}"#, #"{"data": {}}"#,
                          #"{"data": null}"#] {
-                expectError(try server.writer.post("/sensors/probe/data", json: body), 422, body)
+                expectError(try await server.writer.post("/sensors/probe/data", json: body), 422, body)
             }
-            #expect(try server.reader.get("/sensors").text == #"{"sensors":[]}"#)
+            #expect(try await server.reader.get("/sensors").text == #"{"sensors":[]}"#)
             // What a device may send is accepted.
             for value in [#""23.5""#, #"" 23.5 ""#, "true", "-0.5", #""1e3""#] {
-                try expectCreated(try server.writer.post("/sensors/probe/data", json: #"{"value": \#(value)}"#), value)
+                try await expectCreated(try server.writer.post("/sensors/probe/data", json: #"{"value": \#(value)}"#), value)
             }
-            #expect(try server.reader.get("/sensors/probe").json["count"] == .number(5))
-            try expectStillHealthy(server)
+            #expect(try await server.reader.get("/sensors/probe").json["count"] == .number(5))
+            try await expectStillHealthy(server)
         }
     }
 
@@ -46,7 +46,7 @@ struct InvalidReadingTests {
             let now = Timestamp.now()
             let ahead = now.adding(milliseconds: 11 * 60 * 1000)
             for timestamp in [#""\#(ahead.rfc3339)""#, formatNumber(ahead.epochSeconds)] {
-                let response = try server.writer.post("/sensors/probe/data",
+                let response = try await server.writer.post("/sensors/probe/data",
                                                       json: #"{"value": 1, "timestamp": \#(timestamp)}"#)
                 expectError(response, 422, "11 minutes ahead: \(timestamp)", mentioning: "10 minutes")
             }
@@ -54,16 +54,16 @@ struct InvalidReadingTests {
                        #""2025-01-09T12:00:00""#, #""2025-01-09""#, #""""#, "true", "[]", "{}",
                        "1e20", "-1e20", #""10000-01-01T00:00:00Z""#, #""NaN""#]
             for timestamp in bad {
-                let response = try server.writer.post("/sensors/probe/data",
+                let response = try await server.writer.post("/sensors/probe/data",
                                                       json: #"{"value": 1, "timestamp": \#(timestamp)}"#)
                 expectError(response, 422, "timestamp \(timestamp)", mentioning: "timestamp")
             }
-            #expect(try server.reader.get("/sensors").text == #"{"sensors":[]}"#)
+            #expect(try await server.reader.get("/sensors").text == #"{"sensors":[]}"#)
             // A device clock a few minutes fast is tolerated.
             let soon = now.adding(milliseconds: 5 * 60 * 1000)
-            try expectCreated(try server.writer.post("/sensors/probe/data",
+            try await expectCreated(try server.writer.post("/sensors/probe/data",
                                                      json: #"{"value": 1, "timestamp": "\#(soon.rfc3339)"}"#))
-            try expectStillHealthy(server)
+            try await expectStillHealthy(server)
         }
     }
 
@@ -80,54 +80,54 @@ struct InvalidReadingTests {
                 (#"{"data": [{"value": 1}, {"value": 1e400}]}"#, "data[1]"),
             ]
             for (body, item) in batches {
-                expectError(try server.writer.post("/sensors/probe/data", json: body), 422, body, mentioning: item)
+                expectError(try await server.writer.post("/sensors/probe/data", json: body), 422, body, mentioning: item)
             }
-            expectError(try server.writer.post("/sensors/probe/data", json: #"{"data": []}"#), 422, "empty batch")
+            expectError(try await server.writer.post("/sensors/probe/data", json: #"{"data": []}"#), 422, "empty batch")
             // The sensor's type is checked in the store: the item is still named.
-            #expect(try server.admin.post("/sensors", json: #"{"code": "door", "valueType": "bool"}"#).status == 201)
-            let door = try server.writer.post("/sensors/door/data", json: #"{"data": [{"value": 1}, {"value": 2}]}"#)
+            #expect(try await server.admin.post("/sensors", json: #"{"code": "door", "valueType": "bool"}"#).status == 201)
+            let door = try await server.writer.post("/sensors/door/data", json: #"{"data": [{"value": 1}, {"value": 2}]}"#)
             expectError(door, 422, "bool sensor", mentioning: "data[1]")
-            #expect(try server.reader.get("/sensors/door").json["count"] == .number(0))
+            #expect(try await server.reader.get("/sensors/door").json["count"] == .number(0))
             // Nothing above created the sensor.
-            expectError(try server.reader.get("/sensors/probe"), 404, "probe not created")
-            try expectStillHealthy(server)
+            expectError(try await server.reader.get("/sensors/probe"), 404, "probe not created")
+            try await expectStillHealthy(server)
         }
     }
 
     @Test func aBatchWithOneBadItemStoresNothing() async throws {
         try await withTestServer { server in
             let before = #"{"data":[{"timestamp":"2025-01-09T12:00:00Z","value":1}]}"#
-            try expectCreated(try server.writer.post("/sensors/probe/data",
+            try await expectCreated(try server.writer.post("/sensors/probe/data",
                                                      json: #"{"value": 1, "timestamp": "2025-01-09T12:00:00Z"}"#))
             let batch = #"""
                 {"data": [{"timestamp": "2025-01-09T12:00:00Z", "value": 99},
                           {"timestamp": "2025-01-09T12:01:00Z", "value": 2},
                           {"timestamp": "2025-01-09T12:02:00Z", "value": "oops"}]}
                 """#
-            expectError(try server.writer.post("/sensors/probe/data", json: batch), 422, "bad item", mentioning: "data[2]")
-            #expect(try server.reader.get("/sensors/probe/data").text == before)
-            let probe = try server.reader.get("/sensors/probe").json
+            expectError(try await server.writer.post("/sensors/probe/data", json: batch), 422, "bad item", mentioning: "data[2]")
+            #expect(try await server.reader.get("/sensors/probe/data").text == before)
+            let probe = try await server.reader.get("/sensors/probe").json
             #expect(probe["count"] == .number(1))
             #expect(probe["latest"]?.serialized == #"{"timestamp":"2025-01-09T12:00:00Z","value":1}"#)
 
             // The same when the store refuses an item (a bool sensor given 3).
-            #expect(try server.admin.post("/sensors", json: #"{"code": "door", "valueType": "bool"}"#).status == 201)
-            try expectCreated(try server.writer.post("/sensors/door/data",
+            #expect(try await server.admin.post("/sensors", json: #"{"code": "door", "valueType": "bool"}"#).status == 201)
+            try await expectCreated(try server.writer.post("/sensors/door/data",
                                                      json: #"{"value": 1, "timestamp": "2025-01-09T12:00:00Z"}"#))
             let doorBatch = #"""
                 {"data": [{"timestamp": "2025-01-09T12:00:00Z", "value": 0},
                           {"timestamp": "2025-01-09T12:01:00Z", "value": 1},
                           {"timestamp": "2025-01-09T12:02:00Z", "value": 3}]}
                 """#
-            expectError(try server.writer.post("/sensors/door/data", json: doorBatch), 422, "bool", mentioning: "data[2]")
-            #expect(try server.reader.get("/sensors/door/data").text == before)
-            #expect(try server.reader.get("/sensors/door").json["count"] == .number(1))
+            expectError(try await server.writer.post("/sensors/door/data", json: doorBatch), 422, "bool", mentioning: "data[2]")
+            #expect(try await server.reader.get("/sensors/door/data").text == before)
+            #expect(try await server.reader.get("/sensors/door").json["count"] == .number(1))
 
             // A bad batch for an unknown code does not create the sensor.
-            expectError(try server.writer.post("/sensors/fresh/data", json: #"{"data": [{"value": 1}, {"value": []}]}"#),
+            expectError(try await server.writer.post("/sensors/fresh/data", json: #"{"data": [{"value": 1}, {"value": []}]}"#),
                         422, "fresh", mentioning: "data[1]")
-            expectError(try server.reader.get("/sensors/fresh"), 404, "fresh not created")
-            try expectStillHealthy(server)
+            expectError(try await server.reader.get("/sensors/fresh"), 404, "fresh not created")
+            try await expectStillHealthy(server)
         }
     }
 }

@@ -6,27 +6,27 @@ import SenseiModels
 
 /// `GET /metrics` against a real server: exact counts after known traffic,
 /// and an exposition that parses line by line.
-@Suite("Metrics", .ownThread)
+@Suite("Metrics")
 struct MetricsTests {
     @Test func countsKnownTrafficExactly() async throws {
         try await withTestServer(configure: { $0.http.maxBodyBytes = 4096 }) { server in
             for value in 1...3 {
-                #expect(try server.writer.post("/sensors/porch/data", json: #"{"value": \#(value)}"#).status == 201)
+                #expect(try await server.writer.post("/sensors/porch/data", json: #"{"value": \#(value)}"#).status == 201)
             }
             let batch = (0..<5).map { #"{"timestamp": \#(1_736_424_000 + $0 * 30), "value": \#($0)}"# }
-            #expect(try server.writer.post("/sensors/porch/data", json: #"{"data": [\#(batch.joined(separator: ","))]}"#)
+            #expect(try await server.writer.post("/sensors/porch/data", json: #"{"data": [\#(batch.joined(separator: ","))]}"#)
                 .status == 201)
-            #expect(try server.writer.post("/sensor_data", json: #"{"sensor_code": "hall", "value": "1.5"}"#).status == 201)
-            #expect(try server.writer.post("/sensors/porch/data", json: #"{"value": "abc"}"#).status == 422)
-            #expect(try server.reader.get("/no/such/route/a1b2c3").status == 404)
-            #expect(try server.reader.request("PUT", "/sensors").status == 405)
-            #expect(try server.anonymous.get("/sensors").status == 401)
-            #expect(try server.reader.post("/sensors/porch/data", json: #"{"value": 1}"#).status == 403)
+            #expect(try await server.writer.post("/sensor_data", json: #"{"sensor_code": "hall", "value": "1.5"}"#).status == 201)
+            #expect(try await server.writer.post("/sensors/porch/data", json: #"{"value": "abc"}"#).status == 422)
+            #expect(try await server.reader.get("/no/such/route/a1b2c3").status == 404)
+            #expect(try await server.reader.request("PUT", "/sensors").status == 405)
+            #expect(try await server.anonymous.get("/sensors").status == 401)
+            #expect(try await server.reader.post("/sensors/porch/data", json: #"{"value": 1}"#).status == 403)
             // Refused by the HTTP layer before any routing: still by route.
             let oversize = #"{"value": 1}"# + String(repeating: " ", count: 5000)
-            #expect(try server.writer.post("/sensors/porch/data", json: oversize).status == 413)
+            #expect(try await server.writer.post("/sensors/porch/data", json: oversize).status == 413)
 
-            let scrape = try server.reader.get("/metrics")
+            let scrape = try await server.reader.get("/metrics")
             #expect(scrape.status == 200)
             #expect(scrape.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8")
             let metrics = try Exposition(scrape.text)
@@ -72,15 +72,15 @@ struct MetricsTests {
             #expect(started <= now + 1 && started > now - 86_400 * 30)
 
             // The scrape itself counts once answered: the next one shows it.
-            let again = try Exposition(try server.reader.get("/metrics").text)
+            let again = try await Exposition(try server.reader.get("/metrics").text)
             #expect(again.value("sensei_http_requests_total", ["route": "GET /metrics", "status": "200"]) == 1)
             #expect(again.value("sensei_http_requests_total", posts + ["status": "201"]) == 4)
 
             // A token's last use is recorded by a commit of its own, which may land
             // while a scrape renders (between the counter and the histograms): the
             // commit figures are read from a scrape taken when they agree.
-            let settled = try #require(try poll(seconds: 10) { () throws -> Exposition? in
-                let rescrape = try Exposition(server.reader.get("/metrics").text)
+            let settled = try #require(try await poll(seconds: 10) { () async throws -> Exposition? in
+                let rescrape = try await Exposition(server.reader.get("/metrics").text)
                 return rescrape.value("sensei_commit_batch_size_count") == rescrape.value("sensei_commits_total") ? again : nil
             }, "the commit counter and its histograms never agreed")
             let commits = try #require(settled.value("sensei_commits_total"))
@@ -92,21 +92,21 @@ struct MetricsTests {
 
     @Test func needsAReadToken() async throws {
         try await withTestServer { server in
-            let anonymous = try server.anonymous.get("/metrics")
+            let anonymous = try await server.anonymous.get("/metrics")
             #expect(anonymous.status == 401)
             #expect(anonymous.headers["www-authenticate"] == "Bearer")
-            #expect(try server.anonymous.get("/metrics", token: "not-a-token").status == 401)
+            #expect(try await server.anonymous.get("/metrics", token: "not-a-token").status == 401)
             for client in [server.reader, server.writer, server.admin] {
-                #expect(try client.get("/metrics").status == 200)
+                #expect(try await client.get("/metrics").status == 200)
             }
         }
     }
 
     @Test func expositionParsesLineByLine() async throws {
         try await withTestServer { server in
-            _ = try server.writer.post("/sensors/porch/data", json: #"{"value": 1}"#)
-            _ = try server.reader.get("/sensors")
-            let text = try server.reader.get("/metrics").text
+            _ = try await server.writer.post("/sensors/porch/data", json: #"{"value": 1}"#)
+            _ = try await server.reader.get("/sensors")
+            let text = try await server.reader.get("/metrics").text
             #expect(text.hasSuffix("\n"))
             let exposition = try Exposition(text)
             // Each family once, with HELP and TYPE before its samples.

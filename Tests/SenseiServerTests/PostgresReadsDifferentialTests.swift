@@ -15,12 +15,12 @@ import Testing
 /// to rows, empty and inverted ranges, a sensor before 1970 and blocks
 /// without their usage summary. Sums and means may differ in their last bits
 /// (`nearlyEqual`); everything else is equal.
-@Suite("PostgreSQL reads, differential", .enabled("needs a PostgreSQL server") { PostgresReadsFixture.available })
+@Suite("PostgreSQL reads, differential", .enabled("needs a PostgreSQL server") { await PostgresReadsFixture.available })
 struct PostgresReadsDifferentialTests {
     static let hour: Int64 = 3_600_000
 
-    @Test func readingPages() throws {
-        let fixture = try PostgresReadsFixture.shared.get()
+    @Test func readingPages() async throws {
+        let fixture = try await PostgresReadsFixture.ready()
         var random = SplitMix64(seed: 281)
         for code in fixture.codes {
             for round in 0..<60 {
@@ -36,8 +36,8 @@ struct PostgresReadsDifferentialTests {
         #expect(throws: StoreError.self) { try fixture.postgres.readings(of: .code("nope"), ReadingQuery()) }
     }
 
-    @Test func buckets() throws {
-        let fixture = try PostgresReadsFixture.shared.get()
+    @Test func buckets() async throws {
+        let fixture = try await PostgresReadsFixture.ready()
         var random = SplitMix64(seed: 282)
         for code in fixture.codes {
             for _ in 0..<60 {
@@ -51,8 +51,8 @@ struct PostgresReadsDifferentialTests {
     }
 
     @Test(arguments: RollupLevel.allCases)
-    func aggregates(level: RollupLevel) throws {
-        let fixture = try PostgresReadsFixture.shared.get()
+    func aggregates(level: RollupLevel) async throws {
+        let fixture = try await PostgresReadsFixture.ready()
         var random = SplitMix64(seed: 283 + UInt64(level.rawValue))
         for code in fixture.codes {
             for _ in 0..<40 {
@@ -68,8 +68,8 @@ struct PostgresReadsDifferentialTests {
         }
     }
 
-    @Test func everySensorsReadingsAndAggregates() throws {
-        let fixture = try PostgresReadsFixture.shared.get()
+    @Test func everySensorsReadingsAndAggregates() async throws {
+        let fixture = try await PostgresReadsFixture.ready()
         var random = SplitMix64(seed: 284)
         for round in 0..<24 {
             let (after, before) = fixture.bounds(&random)
@@ -98,8 +98,8 @@ struct PostgresReadsDifferentialTests {
         }
     }
 
-    @Test func influxReadingsAndPieces() throws {
-        let fixture = try PostgresReadsFixture.shared.get()
+    @Test func influxReadingsAndPieces() async throws {
+        let fixture = try await PostgresReadsFixture.ready()
         var random = SplitMix64(seed: 285)
         let ids = fixture.ids
         #expect(try fixture.postgres.influxFirstTime(of: ids) == fixture.sqlite.influxFirstTime(of: ids))
@@ -141,8 +141,8 @@ struct PostgresReadsDifferentialTests {
         }
     }
 
-    @Test func usage() throws {
-        let fixture = try PostgresReadsFixture.shared.get()
+    @Test func usage() async throws {
+        let fixture = try await PostgresReadsFixture.ready()
         var random = SplitMix64(seed: 286)
         for code in fixture.codes {
             for _ in 0..<30 {

@@ -25,7 +25,7 @@ struct PostgresWriteTests {
     private func withStores(maxSensors: Int = SenseiStore.defaultMaxSensors,
                             _ body: (SenseiStore, PostgresStore) throws -> Void) async throws {
         try await withTemporaryDirectory { directory in
-            let url = try PostgresServer.shared.get().database(for: directory)
+            let url = try await PostgresServer.started().database(for: directory)
             let sqlite = try SenseiStore(path: directory + "/s.sqlite", maxSensors: maxSensors)
             let postgres = try PostgresStore(url: url, maxSensors: maxSensors, logger: Logger(label: "test"))
             defer {
@@ -262,7 +262,7 @@ struct PostgresWriteTests {
     /// again, or whose type it changed, or a millisecond it took, is noticed.
     @Test func aNodeNoticesWhatAnotherChangedUnderTheSensorsItWrites() async throws {
         try await withTemporaryDirectory { directory in
-            let url = try PostgresServer.shared.get().database(for: directory)
+            let url = try await PostgresServer.started().database(for: directory)
             let a = try PostgresStore(url: url, node: "a", logger: Logger(label: "a"))
             let b = try PostgresStore(url: url, node: "b", logger: Logger(label: "b"))
             defer {
@@ -309,8 +309,8 @@ struct PostgresWriteTests {
     /// sensor still deletes its readings, and only its.
     @Test func aVersion1DatabaseIsMigratedAndASensorsDeletionStillTakesItsReadings() async throws {
         try await withTemporaryDirectory { directory in
-            let server = try PostgresServer.shared.get()
-            let url = try server.database(for: directory)
+            let server = try await PostgresServer.started()
+            let url = try await server.database(for: directory)
             func open() throws -> PostgresStore { try PostgresStore(url: url, logger: Logger(label: "test")) }
             var store = try open()
             for code in ["gone", "kept"] {
@@ -319,7 +319,7 @@ struct PostgresWriteTests {
                                code: code, at: Self.now, into: store).get()
             }
             try store.close()
-            let downgrade = try server.psql("""
+            let downgrade = try await server.psql("""
                 ALTER TABLE readings ADD CONSTRAINT readings_sensor_id_fkey
                     FOREIGN KEY (sensor_id) REFERENCES sensors (id) ON DELETE CASCADE;
                 DELETE FROM sensei_schema WHERE version > 1;
@@ -419,17 +419,17 @@ struct PostgresWriteTests {
     /// exactly the acknowledged readings are there.
     @Test func aLostConnectionAnswers503AndOnlyAcknowledgedReadingsAreStored() async throws {
         try await withTemporaryDirectory { directory in
-            let postgres = try PostgresServer.shared.get()
-            let url = try postgres.database(for: directory)
+            let postgres = try await PostgresServer.started()
+            let url = try await postgres.database(for: directory)
             try await withTestServer(configure: { $0.database = url }) { server in
-                try expectCreated(try server.writer.post("/sensors/porch/data", json: #"{"value": 1}"#))
-                let cut = try postgres.psql("""
+                try expectCreated(try await server.writer.post("/sensors/porch/data", json: #"{"value": 1}"#))
+                let cut = try await postgres.psql("""
                     SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(url.database)'
                     """)
                 #expect(cut.status == 0, "\(cut.error)")
                 var acknowledged = 1, refused = 0
                 for value in 2...30 {
-                    let response = try server.writer.post("/sensors/porch/data", json: #"{"value": \#(value)}"#)
+                    let response = try await server.writer.post("/sensors/porch/data", json: #"{"value": \#(value)}"#)
                     if response.status == 201 {
                         acknowledged += 1
                     } else {
@@ -439,8 +439,8 @@ struct PostgresWriteTests {
                     }
                 }
                 #expect(acknowledged > 1 && refused <= 10, "\(refused) refused")
-                #expect(try server.reader.get("/sensors/porch").json["count"] == .number(Double(acknowledged)))
-                try expectStillHealthy(server)
+                #expect(try await server.reader.get("/sensors/porch").json["count"] == .number(Double(acknowledged)))
+                try await expectStillHealthy(server)
             }
         }
     }

@@ -6,7 +6,7 @@ import SenseiModels
 
 /// JSON and CSV answers come gzip-compressed to a client that takes gzip, and
 /// decode (with the system's own `gzip`) to exactly the plain answer.
-@Suite("Response compression", .serialized, .ownThread)
+@Suite("Response compression", .serialized)
 struct ResponseCompressionTests {
     @Test(arguments: [
         ("gzip", true), ("GZIP", true), ("x-gzip", true), ("deflate, gzip", true), ("gzip;q=0.5", true),
@@ -40,13 +40,13 @@ struct ResponseCompressionTests {
     @Test func gzipAnswersDecodeToExactlyThePlainOnes() async throws {
         try await withTestServer { server in
             let readings = (0..<2_000).map { #"{"timestamp":\#(1_736_424_000 + $0 * 30),"value":\#(Double($0 % 173) / 8)}"# }
-            #expect(try server.writer.post("/sensors/g/data", json: #"{"data":[\#(readings.joined(separator: ","))]}"#)
+            #expect(try await server.writer.post("/sensors/g/data", json: #"{"data":[\#(readings.joined(separator: ","))]}"#)
                 .status == 201)
             for path in ["/sensors/g/data?limit=2000", "/sensors/g/data.csv?limit=2000",
                          "/sensors/g/data?buckets=200&after=1736424000&before=1736484000",
                          "/sensors/g/aggregates?level=minute", "/sensors"] {
-                let plain = try server.reader.get(path)
-                let compressed = try server.reader.request("GET", path, headers: ["Accept-Encoding": "gzip, deflate"])
+                let plain = try await server.reader.get(path)
+                let compressed = try await server.reader.request("GET", path, headers: ["Accept-Encoding": "gzip, deflate"])
                 #expect(plain.status == 200 && compressed.status == 200, "\(path)")
                 #expect(plain.headers["content-encoding"] == nil, "\(path)")
                 #expect(compressed.headers["vary"] == "Accept-Encoding", "\(path)")
@@ -56,9 +56,9 @@ struct ResponseCompressionTests {
                 }
                 #expect(compressed.headers["content-encoding"] == "gzip", "\(path)")
                 #expect(compressed.body.count * 3 < plain.body.count, "\(path): \(compressed.body.count) bytes")
-                #expect(try Self.gunzip(compressed.body) == plain.text, "\(path)")
+                #expect(try await Self.gunzip(compressed.body) == plain.text, "\(path)")
             }
-            let refused = try server.reader.request("GET", "/sensors/g/data?limit=2000",
+            let refused = try await server.reader.request("GET", "/sensors/g/data?limit=2000",
                                                     headers: ["Accept-Encoding": "gzip;q=0, *"])
             #expect(refused.headers["content-encoding"] == nil)
             #expect(try refused.json["data"]?.arrayValue?.count == 2_000)
@@ -67,18 +67,18 @@ struct ResponseCompressionTests {
 
     @Test func errorsAndSmallBodiesStayPlain() async throws {
         try await withTestServer { server in
-            let missing = try server.reader.request("GET", "/sensors/none", headers: ["Accept-Encoding": "gzip"])
+            let missing = try await server.reader.request("GET", "/sensors/none", headers: ["Accept-Encoding": "gzip"])
             #expect(missing.status == 404 && missing.headers["content-encoding"] == nil)
             #expect(missing.errorMessage != nil)
         }
     }
 
     /// The body through `gzip -dc`: an independent decoder, not our zlib calls.
-    static func gunzip(_ bytes: [UInt8]) throws -> String {
+    static func gunzip(_ bytes: [UInt8]) async throws -> String {
         let path = NSTemporaryDirectory() + "sensei-gzip-" + UUID().uuidString + ".gz"
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
-        let result = try runTool("gzip", ["-dc", path])
+        let result = try await runTool("gzip", ["-dc", path])
         #expect(result.status == 0, "\(result.error)")
         return result.output
     }

@@ -5,20 +5,20 @@ import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
-@Suite("Restart and shutdown", .ownThread)
+@Suite("Restart and shutdown")
 struct RestartTests {
     @Test func everythingWrittenIsThereAfterARestart() async throws {
         try await withTemporaryDirectory { directory in
             let items = (0..<500).map { #"{"timestamp":\#(1_700_000_000 + $0 * 30),"value":\#(Double($0) / 4)}"# }
             let before: String = try await withTestServer(dataDirectory: directory) { server in
-                #expect(try server.writer.post("/sensors/kitchen/data", json: #"{"data":[\#(items.joined(separator: ","))]}"#).status == 201)
-                #expect(try server.admin.post("/sensors", json: #"{"code":"empty","units":"lx"}"#).status == 201)
-                #expect(try server.writer.post("/sensor_data", json: #"{"sensor_code":"legacy","value":"7"}"#).status == 201)
-                return try server.reader.get("/sensors").text
+                #expect(try await server.writer.post("/sensors/kitchen/data", json: #"{"data":[\#(items.joined(separator: ","))]}"#).status == 201)
+                #expect(try await server.admin.post("/sensors", json: #"{"code":"empty","units":"lx"}"#).status == 201)
+                #expect(try await server.writer.post("/sensor_data", json: #"{"sensor_code":"legacy","value":"7"}"#).status == 201)
+                return try await server.reader.get("/sensors").text
             }
             try await withTestServer(dataDirectory: directory) { server in
-                #expect(try server.reader.get("/sensors").text == before)
-                let all = try server.reader.get("/sensors/kitchen/data?limit=10000&order=asc").json["data"]!.arrayValue!
+                #expect(try await server.reader.get("/sensors").text == before)
+                let all = try await server.reader.get("/sensors/kitchen/data?limit=10000&order=asc").json["data"]!.arrayValue!
                 #expect(all.count == 500)
                 #expect(all.last?["value"] == .number(124.75))
                 if TestBackend.current == .sqlite { #expect(try server.store.integrityCheck() == "ok") }
@@ -48,14 +48,14 @@ struct RestartTests {
                 #expect(throws: HTTPServerError.self) { try second.start() }
                 second.shutdown()
             }
-            #expect(try first.reader.get("/health").status == 200)
+            #expect(try await first.reader.get("/health").status == 200)
         }
     }
 
     @Test func binaryFirstStartTokenFileAndCleanSIGTERM() async throws {
         try await withTemporaryDirectory { directory in
             let data = directory + "/data"
-            let (server, port) = try ServerProcess.start(dataDirectory: data, environment: ["SENSEI_TOKEN": ""])
+            let (server, port) = try await ServerProcess.start(dataDirectory: data, environment: ["SENSEI_TOKEN": ""])
             let tokenPath = data + "/admin-token"
             #expect(server.log.contains("it is in \(tokenPath)"))
             let token = try String(contentsOfFile: tokenPath, encoding: .utf8).trimmingCharacters(in: .newlines)
@@ -65,42 +65,42 @@ struct RestartTests {
 
             let client = TestHTTPClient(port: port, token: token)
             for value in 0..<20 {
-                #expect(try client.post("/sensors/t/data", json: #"{"value":\#(value)}"#).status == 201)
+                #expect(try await client.post("/sensors/t/data", json: #"{"value":\#(value)}"#).status == 201)
             }
-            #expect(server.stop(signal: SIGTERM) == 0)
+            #expect(await server.stop(signal: SIGTERM) == 0)
             #expect(server.log.contains("stopping"))
             #expect(server.log.contains("stopped"))
 
             // Same data directory, same token: all twenty readings are back.
-            let (again, port2) = try ServerProcess.start(dataDirectory: data, environment: ["SENSEI_TOKEN": ""])
+            let (again, port2) = try await ServerProcess.start(dataDirectory: data, environment: ["SENSEI_TOKEN": ""])
             #expect(!again.log.contains("created admin token"))
-            let sensor = try TestHTTPClient(port: port2, token: token).get("/sensors/t").json
+            let sensor = try await TestHTTPClient(port: port2, token: token).get("/sensors/t").json
             #expect(sensor["count"] == .number(20))
-            #expect(again.stop(signal: SIGINT) == 0)
+            #expect(await again.stop(signal: SIGINT) == 0)
         }
     }
 
     @Test func tokenCommandsCreateListAndRevoke() async throws {
         try await withTemporaryDirectory { directory in
             let data = ["--data-dir", directory + "/data"]
-            let created = try ServerProcess.run(["token", "create", "--name", "esp32-porch", "--scope", "write"] + data)
+            let created = try await ServerProcess.run(["token", "create", "--name", "esp32-porch", "--scope", "write"] + data)
             #expect(created.status == 0)
             let secret = created.output.trimmingCharacters(in: .newlines)
             #expect(secret.hasPrefix("sensei_"))
 
-            let duplicate = try ServerProcess.run(["token", "create", "--name", "esp32-porch", "--scope", "read"] + data)
+            let duplicate = try await ServerProcess.run(["token", "create", "--name", "esp32-porch", "--scope", "read"] + data)
             #expect(duplicate.status != 0)
             #expect(duplicate.error.contains("a token named 'esp32-porch' already exists"))
-            #expect(try ServerProcess.run(["token", "create", "--name", "x", "--scope", "root"] + data).status != 0)
+            #expect(try await ServerProcess.run(["token", "create", "--name", "x", "--scope", "root"] + data).status != 0)
 
-            let (server, port) = try ServerProcess.start(dataDirectory: directory + "/data")
+            let (server, port) = try await ServerProcess.start(dataDirectory: directory + "/data")
             defer { _ = server.stop() }
             #expect(!server.log.contains("created admin token"))  // a token exists: none generated
             let device = TestHTTPClient(port: port, token: secret)
-            #expect(try device.post("/sensor_data", json: #"{"sensor_code":"porch","value":"1"}"#).status == 201)
-            #expect(try device.delete("/sensors/porch").status == 403)
+            #expect(try await device.post("/sensor_data", json: #"{"sensor_code":"porch","value":"1"}"#).status == 201)
+            #expect(try await device.delete("/sensors/porch").status == 403)
 
-            let list = try ServerProcess.run(["token", "list"] + data)
+            let list = try await ServerProcess.run(["token", "list"] + data)
             #expect(list.status == 0)
             let lines = list.output.split(separator: "\n")
             #expect(lines.first?.hasPrefix("NAME         SCOPE  CREATED") == true)
@@ -109,17 +109,17 @@ struct RestartTests {
             #expect(!lines[1].hasSuffix("never"))  // used just now
             #expect(!list.output.contains(secret))
 
-            let revoked = try ServerProcess.run(["token", "revoke", "esp32-porch"] + data)
+            let revoked = try await ServerProcess.run(["token", "revoke", "esp32-porch"] + data)
             #expect(revoked.status == 0)
-            #expect(try device.post("/sensor_data", json: #"{"sensor_code":"porch","value":"2"}"#).status == 401)
-            #expect(try ServerProcess.run(["token", "revoke", "esp32-porch"] + data).status != 0)
+            #expect(try await device.post("/sensor_data", json: #"{"sensor_code":"porch","value":"2"}"#).status == 401)
+            #expect(try await ServerProcess.run(["token", "revoke", "esp32-porch"] + data).status != 0)
         }
     }
 
     @Test func sigtermUnderLoadLosesNothingAcknowledged() async throws {
         try await withTemporaryDirectory { directory in
             let data = directory + "/data"
-            let (server, port) = try ServerProcess.start(dataDirectory: data, environment: ["SENSEI_TOKEN": "load-test"])
+            let (server, port) = try await ServerProcess.start(dataDirectory: data, environment: ["SENSEI_TOKEN": "load-test"])
             let client = TestHTTPClient(port: port, token: "load-test")
             let acknowledged = AcknowledgedReadings()
             let writers = (0..<8).map { writer in
@@ -134,17 +134,17 @@ struct RestartTests {
                 }
             }
             writers.forEach { $0.start() }
-            waitUntil(seconds: 30) { acknowledged.count >= 300 }
+            try await waitUntil(seconds: 30) { acknowledged.count >= 300 }
             #expect(acknowledged.count >= 300)
-            let status = server.stop(signal: SIGTERM)
+            let status = await server.stop(signal: SIGTERM)
             #expect(status == 0, "sensei-server exited with \(status); its log:\n\(server.log.suffix(4_000))")
-            #expect(waitUntil(seconds: 30) { !writers.contains(where: { $0.isExecuting }) }, "writers still running")
+            #expect(try await waitUntil(seconds: 30) { !writers.contains(where: { $0.isExecuting }) }, "writers still running")
 
-            let (again, port2) = try ServerProcess.start(dataDirectory: data, environment: ["SENSEI_TOKEN": "load-test"])
+            let (again, port2) = try await ServerProcess.start(dataDirectory: data, environment: ["SENSEI_TOKEN": "load-test"])
             defer { _ = again.stop() }
             let reader = TestHTTPClient(port: port2, token: "load-test")
             for writer in 0..<8 {
-                let stored = try reader.get("/sensors/w\(writer)/data?limit=10000&order=asc").json["data"]?.arrayValue ?? []
+                let stored = try await reader.get("/sensors/w\(writer)/data?limit=10000&order=asc").json["data"]?.arrayValue ?? []
                 let storedTimes = Set(stored.compactMap { $0["timestamp"]?.stringValue.flatMap(Timestamp.init(rfc3339:))?.milliseconds })
                 let missing = acknowledged.timestamps(of: writer).subtracting(storedTimes)
                 #expect(missing.isEmpty, "writer \(writer): \(missing.count) acknowledged readings lost")

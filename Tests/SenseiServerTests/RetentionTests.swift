@@ -10,7 +10,7 @@ import SenseiTestSupport
 /// Retention sweeps delete exactly the readings older than a sensor's
 /// `retentionDays` and leave counts, latest readings and rollups as the
 /// remaining readings make them.
-@Suite("Retention", .serialized, .ownThread)
+@Suite("Retention", .serialized)
 struct RetentionTests {
     static let day: Int64 = 86_400_000
     static let hour: Int64 = 3_600_000
@@ -218,7 +218,7 @@ struct RetentionTests {
             let old = (0..<50_000).map { ReadingInput(timestamp: Self.t(now - 30 * Self.day + Int64($0) * 10_000),
                                                       value: Double($0 % 1_000)) }
             try Self.insert(old, into: "busy", store)
-            let patched = try server.admin.patch("/sensors/busy", json: #"{"retentionDays":2}"#)
+            let patched = try await server.admin.patch("/sensors/busy", json: #"{"retentionDays":2}"#)
             #expect(patched.status == 200)
             #expect(try patched.json["retentionDays"] == .number(2))
 
@@ -248,9 +248,9 @@ struct RetentionTests {
                     sent += 1
                 }
             }
-            #expect(waitUntil(seconds: 30) { posting.load(ordering: .acquiring) >= 4 }, "posters did not start")
+            #expect(try await waitUntil(seconds: 30) { posting.load(ordering: .acquiring) >= 4 }, "posters did not start")
             let sweepStarted = clock.now
-            let sweep = Result { try store.sweepRetention { usleep(10_000); return true } }
+            let sweep = await offThePool { Result { try store.sweepRetention { usleep(10_000); return true } } }
             let took = clock.now - sweepStarted
             sweeping.store(false, ordering: .releasing)
             #expect(posters.join(seconds: 30))
@@ -266,10 +266,10 @@ struct RetentionTests {
             let quiet = try #require(try store.sensor(.code("quiet")))
             #expect(busy.count + quiet.count == old.count - expired + posted)
             #expect(try Self.readings(store, "busy").count == busy.count)
-            #expect(try server.reader.get("/sensors/busy").json["count"] == .number(Double(busy.count)))
+            #expect(try await server.reader.get("/sensors/busy").json["count"] == .number(Double(busy.count)))
             try expectRollupsMatchReadings(store, "after a sweep under load")
             #expect(try store.integrityCheck() == "ok")
-            try expectStillHealthy(server)
+            try await expectStillHealthy(server)
             print("retention: \(report.deleted) readings in \(report.batches) batches of 5,000 in \(took);"
                   + " longest batch held the writer \(report.longestBatch); \(posted) POSTs all 201,"
                   + " \(duringSweep) during the sweep, slowest \(slowest)")
@@ -282,19 +282,19 @@ struct RetentionTests {
         try await withTestServer(configure: { $0.retentionSweepInterval = 0.05 }) { server in
             let now = Timestamp.now().milliseconds
             let readings = (0..<100).map { ReadingInput(timestamp: Self.t(now - 3 * Self.day + Int64($0)), value: 1) }
-            try server.insertReadings(readings, into: .code("garden"), createIfMissing: true)
-            try server.insertReadings([ReadingInput(timestamp: nil, value: 2)], into: .code("garden"),
+            try await server.insertReadings(readings, into: .code("garden"), createIfMissing: true)
+            try await server.insertReadings([ReadingInput(timestamp: nil, value: 2)], into: .code("garden"),
                                             createIfMissing: false)
-            let count = { () throws -> JSONValue? in try server.reader.get("/sensors").json["sensors"]?[0]?["count"] }
-            #expect(try count() == .number(101))
-            #expect(try server.admin.patch("/sensors/garden", json: #"{"retentionDays":1}"#).status == 200)
+            let count = { () async throws -> JSONValue? in try await server.reader.get("/sensors").json["sensors"]?[0]?["count"] }
+            #expect(try await count() == .number(101))
+            #expect(try await server.admin.patch("/sensors/garden", json: #"{"retentionDays":1}"#).status == 200)
             let logged = {
                 server.logs.entries.contains { "\($0.message)".hasPrefix("retention: deleted 100 readings in 1 batches") }
             }
-            _ = try await pollAsync(seconds: 10, every: .milliseconds(20)) { try count() == .number(1) && logged() ? true : nil }
-            #expect(try count() == .number(1))
+            _ = try await pollAsync(seconds: 10, every: .milliseconds(20)) { try await count() == .number(1) && logged() ? true : nil }
+            #expect(try await count() == .number(1))
             #expect(logged())
-            try expectStillHealthy(server)
+            try await expectStillHealthy(server)
         }
     }
 }

@@ -6,7 +6,7 @@ import SenseiTestSupport
 
 /// Buckets answered from the minute and hour rollups equal buckets computed
 /// from the readings alone, however the readings arrived.
-@Suite("Rollups", .serialized, .ownThread)
+@Suite("Rollups", .serialized)
 struct RollupTests {
     static let minute: Int64 = 60_000
     static let hour: Int64 = 3_600_000

@@ -7,7 +7,7 @@ import SenseiModels
 
 /// Databases of earlier schema versions are upgraded in place when the server
 /// opens them, keeping every sensor, reading, rollup and token.
-@Suite("Schema migration", .ownThread)
+@Suite("Schema migration")
 struct SchemaMigrationTests {
     /// schema.sql as version 1 shipped it (`git show ddcf869:schema.sql`), byte for byte.
     static let version1 = """

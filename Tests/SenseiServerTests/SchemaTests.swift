@@ -4,7 +4,7 @@ import Testing
 import SenseiTestSupport
 @testable import SenseiServer
 
-@Suite("Schema", .ownThread, .sqliteOnly)
+@Suite("Schema", .sqliteOnly)
 struct SchemaTests {
     static let rootSchemaPath = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -6,7 +6,7 @@ import SenseiModels
 
 /// A database left by a server of any earlier schema version opens and ends
 /// at the current one, its data and tokens kept, shaped as a new one.
-@Suite("Schema versions", .ownThread)
+@Suite("Schema versions")
 struct SchemaVersionTests {
     @Test(arguments: 1..<SenseiStore.schemaVersion)
     func everyEarlierVersionOpensAtTheCurrentOne(version: Int) async throws {

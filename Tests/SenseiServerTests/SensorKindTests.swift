@@ -8,7 +8,7 @@ import SenseiModels
 /// in every sensor object, anything but `gauge` or `counter` a 422 naming it;
 /// and kept apart from ingest's word once a person set it, also on a
 /// database upgraded from before kinds.
-@Suite("Sensor kind", .ownThread)
+@Suite("Sensor kind")
 struct SensorKindTests {
     @Test func setAtCreationChangedByPatchAndShownEverywhere() async throws {
         try await withTestServer { server in

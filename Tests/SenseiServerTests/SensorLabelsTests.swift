@@ -6,40 +6,40 @@ import SenseiModels
 
 /// Labels through the API: set at creation, changed by PATCH (a merge
 /// patch), served in every sensor object, filtered by `?label=KEY:VALUE`.
-@Suite("Sensor labels", .ownThread)
+@Suite("Sensor labels")
 struct SensorLabelsTests {
     @Test func labelsAreSetPatchedAndFiltered() async throws {
         try await withTestServer { server in
-            let created = try server.admin.post("/sensors", json: """
+            let created = try await server.admin.post("/sensors", json: """
                 {"code":"porch_temp","labels":{"room":"porch","device":"esp-1","floor":"0"}}
                 """)
             #expect(created.status == 201)
             #expect(created.text.hasSuffix(#""labels":{"device":"esp-1","floor":"0","room":"porch"},"kind":"gauge"}"#))
-            _ = try server.admin.post("/sensors", json: #"{"code":"hall_temp","labels":{"room":"hall","device":"esp-1"}}"#)
-            _ = try server.writer.post("/sensors/plain/data", json: #"{"value":1}"#)
+            _ = try await server.admin.post("/sensors", json: #"{"code":"hall_temp","labels":{"room":"hall","device":"esp-1"}}"#)
+            _ = try await server.writer.post("/sensors/plain/data", json: #"{"value":1}"#)
 
-            func codes(_ query: String) throws -> [String] {
-                let list = try server.reader.get("/sensors" + query).json["sensors"]?.arrayValue ?? []
+            func codes(_ query: String) async throws -> [String] {
+                let list = try await server.reader.get("/sensors" + query).json["sensors"]?.arrayValue ?? []
                 return list.compactMap { $0["code"]?.stringValue }
             }
-            #expect(try codes("") == ["porch_temp", "hall_temp", "plain"])
-            #expect(try codes("?label=device:esp-1") == ["porch_temp", "hall_temp"])
-            #expect(try codes("?label=device:esp-1&label=room:hall") == ["hall_temp"])
-            #expect(try codes("?label=device:esp-2") == [])
+            #expect(try await codes("") == ["porch_temp", "hall_temp", "plain"])
+            #expect(try await codes("?label=device:esp-1") == ["porch_temp", "hall_temp"])
+            #expect(try await codes("?label=device:esp-1&label=room:hall") == ["hall_temp"])
+            #expect(try await codes("?label=device:esp-2") == [])
             // A value may hold ':'; percent-encoding works as anywhere in a query.
-            _ = try server.admin.patch("/sensors/plain", json: #"{"labels":{"url":"http://a:1/x y"}}"#)
-            #expect(try codes("?label=url:http://a:1/x%20y") == ["plain"])
-            #expect(try server.reader.get("/sensors/plain").json["labels"] == .object(["url": .string("http://a:1/x y")]))
+            _ = try await server.admin.patch("/sensors/plain", json: #"{"labels":{"url":"http://a:1/x y"}}"#)
+            #expect(try await codes("?label=url:http://a:1/x%20y") == ["plain"])
+            #expect(try await server.reader.get("/sensors/plain").json["labels"] == .object(["url": .string("http://a:1/x y")]))
             // A sensor without labels serves {}.
-            #expect(try server.reader.get("/sensors/hall_temp").json["labels"]?.objectValue?.count == 2)
+            #expect(try await server.reader.get("/sensors/hall_temp").json["labels"]?.objectValue?.count == 2)
 
             // PATCH merges: a string sets, null removes, others stay.
-            let patched = try server.admin.patch("/sensors/porch_temp", json: #"{"labels":{"room":"garden","floor":null}}"#)
+            let patched = try await server.admin.patch("/sensors/porch_temp", json: #"{"labels":{"room":"garden","floor":null}}"#)
             #expect(patched.status == 200)
             #expect(try patched.json["labels"] == .object(["room": .string("garden"), "device": .string("esp-1")]))
-            #expect(try codes("?label=room:porch") == [])
-            #expect(try codes("?label=room:garden") == ["porch_temp"])
-            #expect(try server.writer.patch("/sensors/porch_temp", json: #"{"labels":{"a":"b"}}"#).status == 403)
+            #expect(try await codes("?label=room:porch") == [])
+            #expect(try await codes("?label=room:garden") == ["porch_temp"])
+            #expect(try await server.writer.patch("/sensors/porch_temp", json: #"{"labels":{"a":"b"}}"#).status == 403)
         }
     }
 
@@ -56,8 +56,8 @@ struct SensorLabelsTests {
     ])
     func invalidLabelsAre422AndChangeNothing(body: String, message: String) async throws {
         try await withTestServer { server in
-            _ = try server.admin.post("/sensors", json: #"{"code":"s","labels":{"keep":"me"}}"#)
-            let response = try server.admin.patch("/sensors/s", json: body)
+            _ = try await server.admin.post("/sensors", json: #"{"code":"s","labels":{"keep":"me"}}"#)
+            let response = try await server.admin.patch("/sensors/s", json: body)
             #expect(response.status == 422)
             #expect(response.errorMessage == message)
             #expect(try server.storage.sensor(.code("s"))?.labels == ["keep": "me"])
@@ -68,12 +68,12 @@ struct SensorLabelsTests {
         try await withTestServer { server in
             let pairs = (0..<32).map { "\"k\($0)\":\"\(String(repeating: "é", count: 128))\"" }.joined(separator: ",")
             let key = String(repeating: "k", count: 64)
-            #expect(try server.admin.post("/sensors", json: "{\"code\":\"a\",\"labels\":{\(pairs)}}").status == 201)
-            #expect(try server.admin.post("/sensors", json: "{\"code\":\"b\",\"labels\":{\"\(key)\":\"\"}}").status == 201)
+            #expect(try await server.admin.post("/sensors", json: "{\"code\":\"a\",\"labels\":{\(pairs)}}").status == 201)
+            #expect(try await server.admin.post("/sensors", json: "{\"code\":\"b\",\"labels\":{\"\(key)\":\"\"}}").status == 201)
             let over = (0..<33).map { "\"k\($0)\":\"v\"" }.joined(separator: ",")
-            let refused = try server.admin.post("/sensors", json: "{\"code\":\"c\",\"labels\":{\(over)}}")
+            let refused = try await server.admin.post("/sensors", json: "{\"code\":\"c\",\"labels\":{\(over)}}")
             #expect(refused.status == 422 && refused.errorMessage == "labels: at most 32 labels, found 33")
-            #expect(try server.admin.post("/sensors", json: #"{"code":"d","labels":{"k":null}}"#).errorMessage
+            #expect(try await server.admin.post("/sensors", json: #"{"code":"d","labels":{"k":null}}"#).errorMessage
                     == "labels.k must be a string, found null")
         }
     }
@@ -81,7 +81,7 @@ struct SensorLabelsTests {
     @Test(arguments: ["?label=room", "?label=bad%20key:x", "?label=:x"])
     func malformedFilterIs400(query: String) async throws {
         try await withTestServer { server in
-            let response = try server.reader.get("/sensors" + query)
+            let response = try await server.reader.get("/sensors" + query)
             #expect(response.status == 400)
             #expect(response.errorMessage?.hasPrefix("label") == true)
         }
@@ -91,19 +91,19 @@ struct SensorLabelsTests {
     /// says the request is fine but refused by the server's policy.
     @Test func sensorLimitRefusesRESTCreationWith403() async throws {
         try await withTestServer(configure: { $0.maxSensors = 2 }) { server in
-            #expect(try server.writer.post("/sensors/a/data", json: #"{"value":1}"#).status == 201)
-            #expect(try server.admin.post("/sensors", json: #"{"code":"b"}"#).status == 201)
+            #expect(try await server.writer.post("/sensors/a/data", json: #"{"value":1}"#).status == 201)
+            #expect(try await server.admin.post("/sensors", json: #"{"code":"b"}"#).status == 201)
             let message = "sensor limit reached: the server holds at most 2 sensors (--max-sensors); "
                 + "delete sensors or raise the limit to create more"
-            for response in [try server.writer.post("/sensors/c/data", json: #"{"value":1}"#),
-                             try server.writer.post("/sensor_data", json: #"{"sensor_code":"c","value":"1"}"#),
-                             try server.admin.post("/sensors", json: #"{"code":"c"}"#)] {
+            for response in [try await server.writer.post("/sensors/c/data", json: #"{"value":1}"#),
+                             try await server.writer.post("/sensor_data", json: #"{"sensor_code":"c","value":"1"}"#),
+                             try await server.admin.post("/sensors", json: #"{"code":"c"}"#)] {
                 #expect(response.status == 403)
                 #expect(response.errorMessage == message)
             }
             // Existing sensors still take readings.
-            #expect(try server.writer.post("/sensors/a/data", json: #"{"value":2}"#).status == 201)
-            #expect(try server.writer.post("/sensor_data", json: #"{"sensor_code":"b","value":"2"}"#).status == 201)
+            #expect(try await server.writer.post("/sensors/a/data", json: #"{"value":2}"#).status == 201)
+            #expect(try await server.writer.post("/sensor_data", json: #"{"sensor_code":"b","value":"2"}"#).status == 201)
             #expect(try server.storage.sensors().map(\.code) == ["a", "b"])
         }
     }
@@ -121,21 +121,21 @@ struct SensorLabelsTests {
             }
             // Sensors without labels before and after: the list walks sensors
             // and labels side by side, and must not shift one onto another.
-            _ = try server.admin.post("/sensors", json: #"{"code":"plain_first"}"#)
-            #expect(try server.storage.ingestCommitted(points).createdSensors == 2_000)
-            _ = try server.admin.post("/sensors", json: #"{"code":"plain_last","labels":{"room":"attic"}}"#)
-            _ = try server.admin.post("/sensors", json: #"{"code":"plain_after"}"#)
-            func timed(_ path: String) throws -> (Double, HTTPResponse) {
+            _ = try await server.admin.post("/sensors", json: #"{"code":"plain_first"}"#)
+            #expect(try await server.storage.ingestCommitted(points).createdSensors == 2_000)
+            _ = try await server.admin.post("/sensors", json: #"{"code":"plain_last","labels":{"room":"attic"}}"#)
+            _ = try await server.admin.post("/sensors", json: #"{"code":"plain_after"}"#)
+            func timed(_ path: String) async throws -> (Double, HTTPResponse) {
                 let start = ContinuousClock.now
-                let response = try server.reader.get(path)
+                let response = try await server.reader.get(path)
                 let elapsed = ContinuousClock.now - start
                 return (Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3, response)
             }
-            _ = try timed("/sensors")
-            let (full, list) = try timed("/sensors")
-            _ = try server.writer.post("/sensors/room1_s1/data", json: #"{"value":2}"#)
-            let (rebuilt, _) = try timed("/sensors")
-            let (filtered, one) = try timed("/sensors?label=device:room7&label=source:mqtt")
+            _ = try await timed("/sensors")
+            let (full, list) = try await timed("/sensors")
+            _ = try await server.writer.post("/sensors/room1_s1/data", json: #"{"value":2}"#)
+            let (rebuilt, _) = try await timed("/sensors")
+            let (filtered, one) = try await timed("/sensors?label=device:room7&label=source:mqtt")
             print("GET /sensors with 2,000 labelled sensors (debug build): \(full) ms cached, \(rebuilt) ms rebuilt; "
                   + "filtered to 40: \(filtered) ms")
             let listed = try #require(try list.json["sensors"]?.arrayValue)

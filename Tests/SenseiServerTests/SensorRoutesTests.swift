@@ -4,13 +4,13 @@ import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
-@Suite("Sensor routes", .ownThread)
+@Suite("Sensor routes")
 struct SensorRoutesTests {
     @Test func emptyListThenCreatedSensor() async throws {
         try await withTestServer { server in
-            #expect(try server.reader.get("/sensors").text == #"{"sensors":[]}"#)
+            #expect(try await server.reader.get("/sensors").text == #"{"sensors":[]}"#)
 
-            let created = try server.admin.post(
+            let created = try await server.admin.post(
                 "/sensors", json: #"{"code":"hum_bath","name":"Bathroom humidity","units":"%","valueType":"int"}"#)
             #expect(created.status == 201)
             let sensor = try Sensor(json: try created.json)
@@ -24,7 +24,7 @@ struct SensorRoutesTests {
             #expect(sensor.retentionDays == nil)
             #expect(created.text.contains(#""latest":null,"count":0,"retentionDays":null,"labels":{},"kind":"gauge"}"#))
 
-            let list = try server.reader.get("/sensors").json
+            let list = try await server.reader.get("/sensors").json
             #expect(list["sensors"]?.arrayValue?.count == 1)
             #expect(try Sensor(json: list["sensors"]![0]!) == sensor)
         }
@@ -32,11 +32,11 @@ struct SensorRoutesTests {
 
     @Test func showByIdOrCodeWithLatestAndCount() async throws {
         try await withTestServer { server in
-            _ = try server.writer.post("/sensors/temperature_ext/data", json: """
+            _ = try await server.writer.post("/sensors/temperature_ext/data", json: """
                 {"data":[{"timestamp":"2025-01-09T11:00:00Z","value":21},{"timestamp":"2025-01-09T12:00:00Z","value":23.5}]}
                 """)
             for path in ["/sensors/1", "/sensors/temperature_ext"] {
-                let response = try server.reader.get(path)
+                let response = try await server.reader.get(path)
                 #expect(response.status == 200)
                 let json = try response.json
                 #expect(json["id"] == .number(1))
@@ -47,15 +47,15 @@ struct SensorRoutesTests {
                 #expect(json["latest"] == .object(["timestamp": .string("2025-01-09T12:00:00Z"), "value": .number(23.5)]))
                 #expect(json["count"] == .number(2))
             }
-            #expect(try server.reader.get("/sensors/2").status == 404)
-            #expect(try server.reader.get("/sensors/nothing_here").errorMessage == "no sensor 'nothing_here'")
+            #expect(try await server.reader.get("/sensors/2").status == 404)
+            #expect(try await server.reader.get("/sensors/nothing_here").errorMessage == "no sensor 'nothing_here'")
         }
     }
 
     @Test func duplicateCodeIs409() async throws {
         try await withTestServer { server in
-            #expect(try server.admin.post("/sensors", json: #"{"code":"a"}"#).status == 201)
-            let again = try server.admin.post("/sensors", json: #"{"code":"a","name":"Other"}"#)
+            #expect(try await server.admin.post("/sensors", json: #"{"code":"a"}"#).status == 201)
+            let again = try await server.admin.post("/sensors", json: #"{"code":"a","name":"Other"}"#)
             #expect(again.status == 409)
             #expect(again.errorMessage == "a sensor with code 'a' already exists")
         }
@@ -75,7 +75,7 @@ struct SensorRoutesTests {
     ])
     func invalidCreateIs422(body: String, message: String) async throws {
         try await withTestServer { server in
-            let response = try server.admin.post("/sensors", json: body)
+            let response = try await server.admin.post("/sensors", json: body)
             #expect(response.status == 422)
             #expect(response.errorMessage == message)
             #expect(try server.storage.sensors().isEmpty)
@@ -84,16 +84,16 @@ struct SensorRoutesTests {
 
     @Test func patchChangesOnlyGivenFields() async throws {
         try await withTestServer { server in
-            _ = try server.admin.post("/sensors", json: #"{"code":"t1","name":"Old","units":"C"}"#)
-            let patched = try server.admin.patch("/sensors/t1", json: #"{"name":"Living room","valueType":"int"}"#)
+            _ = try await server.admin.post("/sensors", json: #"{"code":"t1","name":"Old","units":"C"}"#)
+            let patched = try await server.admin.patch("/sensors/t1", json: #"{"name":"Living room","valueType":"int"}"#)
             #expect(patched.status == 200)
             let sensor = try Sensor(json: try patched.json)
             #expect(sensor.name == "Living room")
             #expect(sensor.units == "C")
             #expect(sensor.valueType == .int)
             #expect(sensor.updatedAt >= sensor.createdAt)
-            #expect(try server.admin.patch("/sensors/99", json: #"{"name":"x"}"#).status == 404)
-            #expect(try server.admin.patch("/sensors/t1", json: #"{"code":"t2"}"#).status == 422)
+            #expect(try await server.admin.patch("/sensors/99", json: #"{"name":"x"}"#).status == 404)
+            #expect(try await server.admin.patch("/sensors/t1", json: #"{"code":"t2"}"#).status == 422)
         }
     }
 
@@ -102,22 +102,22 @@ struct SensorRoutesTests {
 
     @Test func retentionIsSetAtCreationChangedAndCleared() async throws {
         try await withTestServer { server in
-            let created = try server.admin.post("/sensors", json: #"{"code":"power","retentionDays":30}"#)
+            let created = try await server.admin.post("/sensors", json: #"{"code":"power","retentionDays":30}"#)
             #expect(created.status == 201)
             #expect(try created.json["retentionDays"] == .number(30))
             // Other fields leave it alone; a number changes it; null keeps readings forever.
-            #expect(try server.admin.patch("/sensors/power", json: #"{"units":"W"}"#).json["retentionDays"] == .number(30))
-            #expect(try server.admin.patch("/sensors/power", json: #"{"retentionDays":36500}"#).json["retentionDays"]
+            #expect(try await server.admin.patch("/sensors/power", json: #"{"units":"W"}"#).json["retentionDays"] == .number(30))
+            #expect(try await server.admin.patch("/sensors/power", json: #"{"retentionDays":36500}"#).json["retentionDays"]
                     == .number(36500))
-            #expect(try server.reader.get("/sensors").json["sensors"]?[0]?["retentionDays"] == .number(36500))
-            let cleared = try server.admin.patch("/sensors/power", json: #"{"retentionDays":null}"#)
+            #expect(try await server.reader.get("/sensors").json["sensors"]?[0]?["retentionDays"] == .number(36500))
+            let cleared = try await server.admin.patch("/sensors/power", json: #"{"retentionDays":null}"#)
             #expect(cleared.status == 200)
             #expect(try cleared.json["retentionDays"] == .null)
-            #expect(try Sensor(json: try server.reader.get("/sensors/power").json).retentionDays == nil)
-            #expect(try server.admin.post("/sensors", json: #"{"code":"b","retentionDays":null}"#).json["retentionDays"]
+            #expect(try await Sensor(json: try server.reader.get("/sensors/power").json).retentionDays == nil)
+            #expect(try await server.admin.post("/sensors", json: #"{"code":"b","retentionDays":null}"#).json["retentionDays"]
                     == .null)
             // Metadata is admin's.
-            #expect(try server.writer.patch("/sensors/power", json: #"{"retentionDays":1}"#).status == 403)
+            #expect(try await server.writer.patch("/sensors/power", json: #"{"retentionDays":1}"#).status == 403)
         }
     }
 
@@ -127,8 +127,8 @@ struct SensorRoutesTests {
     ])
     func invalidRetentionIs422AndChangesNothing(value: String, found: String) async throws {
         try await withTestServer { server in
-            _ = try server.admin.post("/sensors", json: #"{"code":"t","retentionDays":7}"#)
-            let response = try server.admin.patch("/sensors/t", json: #"{"name":"New","retentionDays":"# + value + "}")
+            _ = try await server.admin.post("/sensors", json: #"{"code":"t","retentionDays":7}"#)
+            let response = try await server.admin.patch("/sensors/t", json: #"{"name":"New","retentionDays":"# + value + "}")
             expectError(response, 422, value)
             #expect(response.errorMessage == Self.retentionRule + "; " + found)
             let sensor = try #require(try server.storage.sensor(.code("t")))
@@ -149,11 +149,11 @@ struct SensorRoutesTests {
                 SeriesPoint(series: series, value: Double($0), timestamp: Timestamp(milliseconds: now - 2 * 86_400_000 + Int64($0) * 600_000))
             }
             #expect(try server.store.ingest(points).accepted == 288)
-            _ = try server.writer.post("/sensors/kept/data", json: #"{"value":1}"#)
-            #expect(try server.admin.post("/alerts", json: #"{"name":"n","sensor":"porch","condition":"above","threshold":1,"notify":["http://h/x"]}"#).status == 201)
+            _ = try await server.writer.post("/sensors/kept/data", json: #"{"value":1}"#)
+            #expect(try await server.admin.post("/alerts", json: #"{"name":"n","sensor":"porch","condition":"above","threshold":1,"notify":["http://h/x"]}"#).status == 201)
             _ = try server.store.compact()
             let id = try #require(try server.store.sensor(.code("porch"))?.id)
-            let owned = try server.store.pool.read { db in try SenseiStore.tablesOwnedBySensors(in: db) }
+            let owned = try await server.store.pool.read { db in try SenseiStore.tablesOwnedBySensors(in: db) }
             #expect(Set(owned.map(\.table)) == ["readings", "reading_blocks", "rollups_minute", "rollups_hour",
                                                 "sensor_labels", "series", "alert_rules"])
             func rows(of sensor: Int64) throws -> [String: Int] {
@@ -166,12 +166,12 @@ struct SensorRoutesTests {
             // Every kind of row was there to delete.
             let before = try rows(of: id)
             #expect(before.values.allSatisfy { $0 > 0 }, "\(before)")
-            #expect(try server.admin.delete("/sensors/porch").status == 204)
+            #expect(try await server.admin.delete("/sensors/porch").status == 204)
             let after = try rows(of: id)
             #expect(after.values.allSatisfy { $0 == 0 }, "\(after)")
             let orphans = try server.store.pool.read { db in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") }
             #expect(orphans.isEmpty)
-            #expect(try server.reader.get("/sensors/kept/data").json["data"]?.arrayValue?.count == 1)
+            #expect(try await server.reader.get("/sensors/kept/data").json["data"]?.arrayValue?.count == 1)
         }
     }
 
@@ -189,12 +189,12 @@ struct SensorRoutesTests {
                 SeriesPoint(series: series, value: Double($0),
                             timestamp: Timestamp(milliseconds: now - 2 * 86_400_000 + Int64($0) * 600_000))
             }
-            #expect(try server.storage.ingestCommitted(points).accepted == 288)
-            _ = try server.writer.post("/sensors/kept/data", json: #"{"value":1}"#)
-            #expect(try server.admin.post("/alerts", json: #"{"name":"n","sensor":"porch","condition":"above","threshold":1,"notify":["http://h/x"]}"#).status == 201)
+            #expect(try await server.storage.ingestCommitted(points).accepted == 288)
+            _ = try await server.writer.post("/sensors/kept/data", json: #"{"value":1}"#)
+            #expect(try await server.admin.post("/alerts", json: #"{"name":"n","sensor":"porch","condition":"above","threshold":1,"notify":["http://h/x"]}"#).status == 201)
             _ = try server.storage.runCompactionPass(now: .now(), betweenBatches: { true })
             let id = try #require(try server.storage.sensor(.code("porch"))?.id)
-            let referencing = try server.column("""
+            let referencing = try await server.column("""
                 SELECT c.conrelid::regclass::text || ' ' || a.attname FROM pg_constraint c
                 JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
                 WHERE c.contype = 'f' AND c.confrelid = 'sensors'::regclass ORDER BY 1
@@ -202,35 +202,38 @@ struct SensorRoutesTests {
             #expect(Set(referencing.map { $0[0] }) == ["reading_blocks", "sensor_labels", "series", "alert_rules"])
             // Readings have no foreign key (schema-postgres.sql says why): the delete takes them itself.
             let owned = referencing + [["readings", "sensor_id"]]
-            func rows(of sensor: Int64) throws -> [String: String?] {
-                try Dictionary(uniqueKeysWithValues: owned.map { table in
-                    (table[0], try server.column("SELECT count(*) FROM \(table[0]) WHERE \(table[1]) = \(sensor)").first ?? nil)
-                })
+            func rows(of sensor: Int64) async throws -> [String: String?] {
+                var rows: [String: String?] = [:]
+                for table in owned {
+                    let count = try await server.column("SELECT count(*) FROM \(table[0]) WHERE \(table[1]) = \(sensor)")
+                    rows.updateValue(count.first ?? nil, forKey: table[0])
+                }
+                return rows
             }
-            let before = try rows(of: id)
+            let before = try await rows(of: id)
             #expect(before.values.allSatisfy { $0 != "0" }, "\(before)")
-            #expect(try server.admin.delete("/sensors/porch").status == 204)
-            let after = try rows(of: id)
+            #expect(try await server.admin.delete("/sensors/porch").status == 204)
+            let after = try await rows(of: id)
             #expect(after.values.allSatisfy { $0 == "0" }, "\(after)")
-            #expect(try server.reader.get("/sensors/kept/data").json["data"]?.arrayValue?.count == 1)
+            #expect(try await server.reader.get("/sensors/kept/data").json["data"]?.arrayValue?.count == 1)
         }
     }
 
     @Test func deleteRemovesSensorAndReadings() async throws {
         try await withTestServer { server in
-            _ = try server.writer.post("/sensors/door/data", json: #"{"data":[{"value":1},{"value":0}]}"#)
-            _ = try server.writer.post("/sensors/window/data", json: #"{"value":1}"#)
-            let deleted = try server.admin.delete("/sensors/door")
+            _ = try await server.writer.post("/sensors/door/data", json: #"{"data":[{"value":1},{"value":0}]}"#)
+            _ = try await server.writer.post("/sensors/window/data", json: #"{"value":1}"#)
+            let deleted = try await server.admin.delete("/sensors/door")
             #expect(deleted.status == 204)
             #expect(deleted.body.isEmpty)
-            #expect(try server.reader.get("/sensors/door").status == 404)
-            #expect(try server.reader.get("/sensors/door/data").status == 404)
-            #expect(try server.admin.delete("/sensors/door").status == 404)
-            #expect(try server.column("SELECT count(*) FROM readings") == ["1"])
+            #expect(try await server.reader.get("/sensors/door").status == 404)
+            #expect(try await server.reader.get("/sensors/door/data").status == 404)
+            #expect(try await server.admin.delete("/sensors/door").status == 404)
+            #expect(try await server.column("SELECT count(*) FROM readings") == ["1"])
             // A deleted code can be used again, as a new sensor.
-            _ = try server.writer.post("/sensors/door/data", json: #"{"value":1}"#)
-            #expect(try server.reader.get("/sensors/door").json["id"] == .number(3))
-            #expect(try server.reader.get("/sensors/door").json["count"] == .number(1))
+            _ = try await server.writer.post("/sensors/door/data", json: #"{"value":1}"#)
+            #expect(try await server.reader.get("/sensors/door").json["id"] == .number(3))
+            #expect(try await server.reader.get("/sensors/door").json["count"] == .number(1))
         }
     }
 }

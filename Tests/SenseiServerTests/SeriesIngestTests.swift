@@ -8,7 +8,7 @@ import SenseiModels
 
 /// The store's series ingest (`SenseiStore.ingest`), which line protocol and
 /// MQTT write through, on a real SQLite file.
-@Suite("Series ingest", .ownThread)
+@Suite("Series ingest")
 struct SeriesIngestTests {
     static func series(_ measurement: String, host: String, field: String, valueType: ValueType = .float,
                        name: String? = nil, units: String? = nil) -> Series {

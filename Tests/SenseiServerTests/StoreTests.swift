@@ -7,7 +7,7 @@ import SenseiModels
 @testable import SenseiServer
 
 /// The store on a real SQLite file in a temporary directory.
-@Suite("Store", .ownThread)
+@Suite("Store")
 struct StoreTests {
     @Test func concurrentWritesAllLandOnceThroughGroupCommit() async throws {
         try await withTemporaryDirectory { directory in

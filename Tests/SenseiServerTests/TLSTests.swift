@@ -6,72 +6,72 @@ import SenseiModels
 
 /// HTTPS through libmicrohttpd's GnuTLS, checked with the `curl` and
 /// `openssl` command-line tools (a real TLS stack on the other side).
-@Suite("TLS", .ownThread)
+@Suite("TLS")
 struct TLSTests {
     @Test func httpsServesHealthAndAuthenticatedWrites() async throws {
         try await withTemporaryDirectory { directory in
-            let pair = try CertificatePair.make(in: directory)
+            let pair = try await CertificatePair.make(in: directory)
             try await withTestServer(configure: { pair.configure(&$0) }) { server in
                 let https = HTTPSClient(port: server.port, caCertificate: pair.certificatePath)
-                let health = try https.request("GET", "/health")
+                let health = try await https.request("GET", "/health")
                 #expect(health.status == 200)
                 #expect(health.body.contains(#"{"status":"ok""#))
 
                 // A POST waits for its group commit on a suspended connection:
                 // suspend and resume work under TLS too.
-                let posted = try https.request("POST", "/sensors/porch/data", token: server.writer.token,
+                let posted = try await https.request("POST", "/sensors/porch/data", token: server.writer.token,
                                                 body: #"{"timestamp":"2025-01-09T12:00:00Z","value":21.5}"#)
                 #expect(posted.status == 201)
                 #expect(posted.body == #"{"accepted":1}"#)
-                let read = try https.request("GET", "/sensors/porch/data", token: server.reader.token)
+                let read = try await https.request("GET", "/sensors/porch/data", token: server.reader.token)
                 #expect(read.status == 200)
                 #expect(read.body == #"{"data":[{"timestamp":"2025-01-09T12:00:00Z","value":21.5}]}"#)
-                #expect(try https.request("GET", "/sensors").status == 401)
+                #expect(try await https.request("GET", "/sensors").status == 401)
             }
         }
     }
 
     @Test func plainHTTPToTheTLSPortGetsNoAnswer() async throws {
         try await withTemporaryDirectory { directory in
-            let pair = try CertificatePair.make(in: directory)
-            try await withTestServer(configure: { pair.configure(&$0) }) { server throws in
+            let pair = try await CertificatePair.make(in: directory)
+            try await withTestServer(configure: { pair.configure(&$0) }) { server async throws in
                 // The TLS handshake fails on "GET ...": no HTTP answer, let alone a 200.
-                let plain = try? TestHTTPClient(port: server.port).get("/health")
+                let plain = try? await TestHTTPClient(port: server.port).get("/health")
                 #expect(plain?.status != 200)
                 // ... and the server is none the worse for it.
                 let https = HTTPSClient(port: server.port, caCertificate: pair.certificatePath)
-                #expect(try https.request("GET", "/health").status == 200)
+                #expect(try await https.request("GET", "/health").status == 200)
             }
         }
     }
 
     @Test func aClientThatDoesNotTrustTheCertificateIsRefused() async throws {
         try await withTemporaryDirectory { directory in
-            let pair = try CertificatePair.make(in: directory)
-            let stranger = try CertificatePair.make(in: directory + "/other")
+            let pair = try await CertificatePair.make(in: directory)
+            let stranger = try await CertificatePair.make(in: directory + "/other")
             try await withTestServer(configure: { pair.configure(&$0) }) { server in
                 let wrongTrust = HTTPSClient(port: server.port, caCertificate: stranger.certificatePath)
-                #expect(throws: HTTPClientError.self) { try wrongTrust.request("GET", "/health") }
+                await #expect(throws: HTTPClientError.self) { try await wrongTrust.request("GET", "/health") }
             }
         }
     }
 
     @Test func binaryServesHTTPSWithTheFlagsAndSaysSo() async throws {
         try await withTemporaryDirectory { directory in
-            let pair = try CertificatePair.make(in: directory)
-            let (server, port) = try ServerProcess.start(
+            let pair = try await CertificatePair.make(in: directory)
+            let (server, port) = try await ServerProcess.start(
                 dataDirectory: directory + "/data", environment: ["SENSEI_TOKEN": "tls-test"],
                 extraArguments: ["--tls-cert", pair.certificatePath, "--tls-key", pair.keyPath])
             defer { _ = server.stop() }
             #expect(server.log.contains("listening on https://127.0.0.1:\(port)"))
             #expect(!server.log.contains("can be read by other users"))  // the key is 0600
             let https = HTTPSClient(port: port, caCertificate: pair.certificatePath)
-            #expect(try https.request("GET", "/health").body.hasPrefix(#"{"status":"ok""#))
-            let posted = try https.request("POST", "/sensor_data", token: "tls-test",
+            #expect(try await https.request("GET", "/health").body.hasPrefix(#"{"status":"ok""#))
+            let posted = try await https.request("POST", "/sensor_data", token: "tls-test",
                                             body: #"{"sensor_code":"porch","value":"7"}"#)
             #expect(posted.status == 201)
             // openssl's own client agrees: the certificate verifies against itself.
-            let handshake = try runTool("openssl", ["s_client", "-connect", "127.0.0.1:\(port)",
+            let handshake = try await runTool("openssl", ["s_client", "-connect", "127.0.0.1:\(port)",
                                                     "-CAfile", pair.certificatePath, "-verify_return_error", "-brief"],
                                         timeout: 20)
             #expect(handshake.status == 0, "\(handshake.error)")
@@ -81,8 +81,8 @@ struct TLSTests {
 
     @Test func binaryRefusesTLSFilesItCannotUse() async throws {
         try await withTemporaryDirectory { directory in
-            let pair = try CertificatePair.make(in: directory)
-            let other = try CertificatePair.make(in: directory + "/other")
+            let pair = try await CertificatePair.make(in: directory)
+            let other = try await CertificatePair.make(in: directory + "/other")
             let garbage = directory + "/garbage.pem"
             try "not a key\n".write(toFile: garbage, atomically: true, encoding: .utf8)
             let cases: [(key: String, certificate: String, message: String)] = [
@@ -94,7 +94,7 @@ struct TLSTests {
                 (other.keyPath, pair.certificatePath, "cannot start on 127.0.0.1 port 0: GnuTLS"),
             ]
             for (key, certificate, message) in cases {
-                let result = try runTool(ServerProcess.executable.path, [
+                let result = try await runTool(ServerProcess.executable.path, [
                     "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", directory + "/data",
                     "--tls-cert", certificate, "--tls-key", key,
                 ], timeout: 30, environment: ["SENSEI_TOKEN": "tls-test"])
@@ -102,7 +102,7 @@ struct TLSTests {
                 #expect(result.status == 1, "exit \(result.status) for key \(key): \(result.error)")
                 #expect(result.error.contains(message), "\(result.error)")
             }
-            let half = try runTool(ServerProcess.executable.path, ["serve", "--tls-cert", pair.certificatePath],
+            let half = try await runTool(ServerProcess.executable.path, ["serve", "--tls-cert", pair.certificatePath],
                                    timeout: 30)
             #expect(half.status != 0)
             #expect(half.error.contains("--tls-cert and --tls-key go together"))
@@ -115,11 +115,11 @@ private struct CertificatePair {
     let certificatePath: String
     let keyPath: String
 
-    static func make(in directory: String) throws -> CertificatePair {
+    static func make(in directory: String) async throws -> CertificatePair {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let pair = CertificatePair(certificatePath: directory + "/cert.pem", keyPath: directory + "/key.pem")
         // P-256: as good as RSA here, and made in milliseconds.
-        let result = try runTool("openssl", [
+        let result = try await runTool("openssl", [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
             "-keyout", pair.keyPath, "-out", pair.certificatePath, "-days", "2",
             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
@@ -141,12 +141,12 @@ private struct HTTPSClient {
     let caCertificate: String
 
     /// Throws when curl fails (no connection, a failed handshake or verification).
-    func request(_ method: String, _ path: String, token: String? = nil, body: String? = nil) throws -> (status: Int, body: String) {
+    func request(_ method: String, _ path: String, token: String? = nil, body: String? = nil) async throws -> (status: Int, body: String) {
         var arguments = ["--silent", "--show-error", "--max-time", "10", "--cacert", caCertificate,
                          "--request", method, "--write-out", "\n%{http_code}"]
         if let token { arguments += ["--header", "Authorization: Bearer \(token)"] }
         if let body { arguments += ["--header", "Content-Type: application/json", "--data-raw", body] }
-        let result = try runTool("curl", arguments + ["https://127.0.0.1:\(port)\(path)"], timeout: 20)
+        let result = try await runTool("curl", arguments + ["https://127.0.0.1:\(port)\(path)"], timeout: 20)
         guard result.status == 0, let newline = result.output.lastIndex(of: "\n"),
               let status = Int(result.output[result.output.index(after: newline)...]) else {
             throw HTTPClientError(description: "curl exit \(result.status): \(result.error)")

@@ -10,7 +10,7 @@ import Testing
 /// maxGap inside and across hours, counters restarting inside an hour and at
 /// its edge, a half-hour zone whose hours straddle every interval, and a write
 /// into a packed hour.
-@Suite("Usage from packed hours", .ownThread)
+@Suite("Usage from packed hours")
 struct UsagePackedHoursTests {
     typealias Point = (time: Int64, value: Double)
     static let minute: Int64 = 60_000

@@ -22,9 +22,9 @@ extension UsageRoutesTests {
                                           seed: UInt64(change))
         #expect(points.count > 5_000)
         try await withTestServer { server in
-            let created = try server.admin.post("/sensors", json: #"{"code":"meter","units":"kWh","kind":"counter"}"#)
+            let created = try await server.admin.post("/sensors", json: #"{"code":"meter","units":"kWh","kind":"counter"}"#)
             #expect(try created.json["kind"]?.stringValue == "counter")
-            try Self.post(points, to: "meter", on: server)
+            try await Self.post(points, to: "meter", on: server)
             let ranges: [(interval: String, unit: Calendar.Component, after: Int64, before: Int64)] = [
                 ("hour", .hour, change - 30 * hour, change + 30 * hour),
                 ("day", .day, change - 9 * day, change + 9 * day),
@@ -34,12 +34,12 @@ extension UsageRoutesTests {
             // Rows; then the hours a day before the change packed; then every hour.
             for (pass, packUntil) in [("rows", nil), ("half packed", change), ("packed", Timestamp.now().milliseconds)] {
                 if let packUntil {
-                    #expect(try server.compact(now: Timestamp(milliseconds: packUntil)).packedHours > 0)
+                    #expect(try await server.compact(now: Timestamp(milliseconds: packUntil)).packedHours > 0)
                 }
                 for range in ranges {
                     let after = Timestamp(milliseconds: range.after).rfc3339
                     let before = Timestamp(milliseconds: range.before).rfc3339
-                    let response = try server.reader.get(
+                    let response = try await server.reader.get(
                         "/sensors/meter/usage?interval=\(range.interval)&tz=\(zone)&after=\(after)&before=\(before)")
                     #expect(response.status == 200)
                     let report = try UsageReport(json: response.json)
@@ -149,12 +149,12 @@ extension UsageRoutesTests {
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
     /// The readings through `POST /sensors/<code>/data`, a thousand a request.
-    static func post(_ points: [(time: Int64, value: Double)], to code: String, on server: TestServer) throws {
+    static func post(_ points: [(time: Int64, value: Double)], to code: String, on server: TestServer) async throws {
         for chunk in stride(from: 0, to: points.count, by: 1000) {
             let items = points[chunk..<min(chunk + 1000, points.count)].map {
                 #"{"timestamp":"\#(Timestamp(milliseconds: $0.time).rfc3339)","value":\#($0.value)}"#
             }
-            let response = try server.writer.post("/sensors/\(code)/data", json: #"{"data":[\#(items.joined(separator: ","))]}"#)
+            let response = try await server.writer.post("/sensors/\(code)/data", json: #"{"data":[\#(items.joined(separator: ","))]}"#)
             #expect(response.status == 201)
         }
     }

@@ -7,7 +7,7 @@ import SenseiModels
 /// interval, across both 2025 daylight-saving changes, against a sum second by
 /// second made here; the readings also sit in packed hours; bad parameters are
 /// 400s naming them.
-@Suite("Usage routes", .ownThread)
+@Suite("Usage routes")
 struct UsageRoutesTests {
     @Test(arguments: [("Europe/Berlin", "2025-03-29T00:00:00Z"), ("Europe/Berlin", "2025-10-25T00:00:00Z"),
                       ("America/New_York", "2025-03-08T00:00:00Z"), ("America/New_York", "2025-11-01T00:00:00Z")])

@@ -8,7 +8,7 @@ import Testing
 /// Version 9 gives packed hours their usage summaries: a file of version 8
 /// with hours packed as servers before it packed them opens with every
 /// summary filled, equal to what packing the same readings computes now.
-@Suite("Usage summary upgrade", .ownThread)
+@Suite("Usage summary upgrade")
 struct UsageSummaryUpgradeTests {
     @Test func packedHoursOfVersion8GetTheirSummaries() async throws {
         try await withTemporaryDirectory { directory in

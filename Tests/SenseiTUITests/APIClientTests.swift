@@ -4,14 +4,14 @@ import Testing
 import SenseiTestSupport
 @testable import SenseiTUI
 
-@Suite(.ownThread) struct APIClientTests {
+@Suite struct APIClientTests {
     let base: Int64 = 1_736_424_000_000  // 2025-01-09T12:00:00Z
 
     @Test func listsSensorsWithLatestReadingAndCount() async throws {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
-                try server.post("porch", series(count: 3, every: 30_000, last: base, value: { 20 + Double($0) / 2 }))
-                try server.post("garage", [(base - 1_500, 4)])
+                try await server.post("porch", series(count: 3, every: 30_000, last: base, value: { 20 + Double($0) / 2 }))
+                try await server.post("garage", [(base - 1_500, 4)])
                 let sensors = try await server.client().sensors()
                 #expect(sensors.map(\.code) == ["porch", "garage"])
                 #expect(sensors[0].count == 3)
@@ -24,7 +24,7 @@ import SenseiTestSupport
     @Test func readingsAreOldestFirstFromAnInclusiveAfter() async throws {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
-                try server.post("porch", series(count: 10, every: 1_001, last: base))
+                try await server.post("porch", series(count: 10, every: 1_001, last: base))
                 let client = server.client()
                 let id = try #require(try await client.sensors().first?.id)
                 let all = try await client.readings(sensorId: id, after: nil, limit: 100)
@@ -41,7 +41,7 @@ import SenseiTestSupport
 
     @Test func wrongTokenIsUnauthorized() async throws {
         try await withScratch { scratch in
-            try await withLiveServer(dataDirectory: scratch.serverData) { server throws in
+            try await withLiveServer(dataDirectory: scratch.serverData) { server async throws in
                 let client = server.client(token: "not-a-token")
                 await #expect(throws: SyncFailure.unauthorized) {
                     _ = try await client.sensors()

@@ -6,7 +6,7 @@ import SenseiModels
 
 /// `sensei list --filter/--label` and `sensei alerts`, the real binary against
 /// the real server; and the alerts table as text.
-@Suite("sensei list filters and sensei alerts", .ownThread)
+@Suite("sensei list filters and sensei alerts")
 struct AlertsAndListFilterCommandTests {
     static func environment(_ scratch: Scratch, _ server: LiveServer) -> [String] {
         ["XDG_CACHE_HOME=\(scratch.root)/cache", "XDG_CONFIG_HOME=\(scratch.root)/config", "LC_ALL=C.UTF-8",
@@ -22,36 +22,36 @@ struct AlertsAndListFilterCommandTests {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
                 let now = Timestamp.now().milliseconds
-                for code in ["kitchen_temp", "porch", "garage_power"] { try server.post(code, [(now - 60_000, 1)]) }
+                for code in ["kitchen_temp", "porch", "garage_power"] { try await server.post(code, [(now - 60_000, 1)]) }
                 for (code, body) in [
                     ("kitchen_temp", #"{"name":"Kitchen temperature","labels":{"room":"kitchen","source":"mqtt"}}"#),
                     ("porch", #"{"labels":{"room":"outside","device":"porch-node"}}"#),
                     ("garage_power", #"{"name":"Garage power","labels":{"device":"plug-1"},"kind":"counter"}"#),
                 ] {
-                    #expect(try server.admin.patch("/sensors/\(code)", json: body).status == 200)
+                    #expect(try await server.admin.patch("/sensors/\(code)", json: body).status == 200)
                 }
                 let environment = Self.environment(scratch, server)
-                let list = { (arguments: [String]) throws -> [String] in
-                    let result = try runSensei(["list"] + arguments, environment: environment)
+                let list = { (arguments: [String]) async throws -> [String] in
+                    let result = try await runSensei(["list"] + arguments, environment: environment)
                     #expect(result.status == 0, "\(arguments): \(result.error)")
                     return Self.codes(result.output)
                 }
-                #expect(try list([]) == ["kitchen_temp", "porch", "garage_power"])
-                #expect(try list(["--filter", "KITCHEN"]) == ["kitchen_temp"])
-                #expect(try list(["--filter", "power"]) == ["garage_power"])
-                #expect(try list(["--filter", "plug"]) == ["garage_power"])
-                #expect(try list(["--label", "room:outside"]) == ["porch"])
-                #expect(try list(["--label", "room:kitchen", "--label", "source:mqtt"]) == ["kitchen_temp"])
-                #expect(try list(["--label", "room:kitchen", "--label", "source:influx"]) == [])
-                let json = try runSensei(["list", "--json", "--label", "device:plug-1"], environment: environment)
+                #expect(try await list([]) == ["kitchen_temp", "porch", "garage_power"])
+                #expect(try await list(["--filter", "KITCHEN"]) == ["kitchen_temp"])
+                #expect(try await list(["--filter", "power"]) == ["garage_power"])
+                #expect(try await list(["--filter", "plug"]) == ["garage_power"])
+                #expect(try await list(["--label", "room:outside"]) == ["porch"])
+                #expect(try await list(["--label", "room:kitchen", "--label", "source:mqtt"]) == ["kitchen_temp"])
+                #expect(try await list(["--label", "room:kitchen", "--label", "source:influx"]) == [])
+                let json = try await runSensei(["list", "--json", "--label", "device:plug-1"], environment: environment)
                 let sensors = try #require(try JSONParser.parse(Array(json.output.utf8))["sensors"]?.arrayValue)
                 #expect(sensors.compactMap { $0["code"]?.stringValue } == ["garage_power"])
                 // The kind, kept in the cache by the sync, as the server has it.
                 #expect(sensors.compactMap { $0["kind"]?.stringValue } == ["counter"])
-                let all = try runSensei(["list", "--json"], environment: environment)
+                let all = try await runSensei(["list", "--json"], environment: environment)
                 #expect(try JSONParser.parse(Array(all.output.utf8))["sensors"]?.arrayValue?
                     .compactMap { $0["kind"]?.stringValue } == ["gauge", "gauge", "counter"])
-                let bad = try runSensei(["list", "--label", "room"], environment: environment)
+                let bad = try await runSensei(["list", "--label", "room"], environment: environment)
                 #expect(bad.status != 0)
                 #expect(bad.error.contains("--label takes KEY:VALUE, not 'room'"))
             }
@@ -63,21 +63,21 @@ struct AlertsAndListFilterCommandTests {
             var environment: [String] = []
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
                 let now = Timestamp.now().milliseconds
-                try server.post("porch", [(now - 120_000, 5)])
-                try server.post("kitchen_temp", [(now - 120_000, 21)])
+                try await server.post("porch", [(now - 120_000, 5)])
+                try await server.post("kitchen_temp", [(now - 120_000, 21)])
                 for rule in [
                     #"{"name":"Porch freezing","sensor":"porch","condition":"below","threshold":0,"notify":["http://127.0.0.1:9/hook"]}"#,
                     #"{"name":"Kitchen hot","sensor":"kitchen_temp","condition":"above","threshold":30,"notify":["http://127.0.0.1:9/hook"]}"#,
                 ] {
-                    #expect(try server.admin.post("/alerts", json: rule).status == 201)
+                    #expect(try await server.admin.post("/alerts", json: rule).status == 201)
                 }
-                try server.post("kitchen_temp", [(now - 60_000, 35.5)])
-                try waitUntil("the kitchen rule firing") {
-                    try server.reader.get("/alerts").json["alerts"]?.arrayValue?
+                try await server.post("kitchen_temp", [(now - 60_000, 35.5)])
+                try await waitUntil("the kitchen rule firing") {
+                    try await server.reader.get("/alerts").json["alerts"]?.arrayValue?
                         .contains { $0["state"]?.stringValue == "firing" } == true
                 }
                 environment = Self.environment(scratch, server)
-                let table = try runSensei(["alerts"], environment: environment)
+                let table = try await runSensei(["alerts"], environment: environment)
                 #expect(table.status == 0, "\(table.error)")
                 let lines = table.output.split(separator: "\n").map(String.init)
                 #expect(lines.count == 3)
@@ -89,7 +89,7 @@ struct AlertsAndListFilterCommandTests {
                 #expect(lines.last?.hasPrefix("ok      Porch freezing  porch         below 0    ") == true)
                 #expect(lines.last?.hasSuffix("  -") == true)
 
-                let json = try runSensei(["alerts", "--json"], environment: environment)
+                let json = try await runSensei(["alerts", "--json"], environment: environment)
                 let alerts = try #require(try JSONParser.parse(Array(json.output.utf8))["alerts"]?.arrayValue)
                 #expect(alerts.compactMap { $0["name"]?.stringValue } == ["Kitchen hot", "Porch freezing"])
                 #expect(alerts.compactMap { $0["state"]?.stringValue } == ["firing", "ok"])
@@ -98,7 +98,7 @@ struct AlertsAndListFilterCommandTests {
                 #expect(!json.output.contains("notify") && !json.output.contains("127.0.0.1:9"))
             }
             // The server stopped: the rules as last seen, and stderr says so.
-            let offline = try runSensei(["alerts"], environment: environment)
+            let offline = try await runSensei(["alerts"], environment: environment)
             #expect(offline.status == 0)
             #expect(offline.error.hasPrefix("sensei: server unreachable; showing the alerts last seen"))
             #expect(offline.output.split(separator: "\n").dropFirst().first?.hasPrefix("firing  Kitchen hot") == true)

@@ -7,7 +7,7 @@ import SenseiTestSupport
 
 /// A house of many sensors syncs in a few requests (`GET /readings`,
 /// `GET /aggregates`), not one or more a sensor, against the real server.
-@Suite(.ownThread) struct BulkSyncTests {
+@Suite struct BulkSyncTests {
     let now = Timestamp.now().milliseconds
     let minute: Int64 = 60_000
     let hour: Int64 = 3_600_000
@@ -85,7 +85,7 @@ import SenseiTestSupport
                 let syncer = Syncer(client: server.client(), cache: cache)
                 _ = try await syncer.sync(now: clock())
                 for code in recent + old {
-                    try server.post(code, series(count: 3, every: 1_000, last: now + 5_000, value: { 100 + Double($0) }))
+                    try await server.post(code, series(count: 3, every: 1_000, last: now + 5_000, value: { 100 + Double($0) }))
                 }
                 let summary = try await syncer.sync(now: clock(10_000))
                 #expect(summary.readingsFetched == 36)

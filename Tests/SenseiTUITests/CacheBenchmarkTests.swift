@@ -63,7 +63,7 @@ struct CacheBenchmarkTests {
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
                 let now = Timestamp.now().milliseconds, year = 365 * 2_880
                 for page in stride(from: 0, to: year, by: 50_000) {
-                    try server.post("year", (page..<min(page + 50_000, year)).map { i in
+                    try await server.post("year", (page..<min(page + 50_000, year)).map { i in
                         (now - Int64(year - i) * 30_000, Double(i % 1_000) / 10)
                     })
                 }

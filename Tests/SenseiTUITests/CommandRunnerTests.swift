@@ -37,14 +37,14 @@ final class MessageCollector: Sendable {
 }
 
 
-@Suite(.ownThread) struct CommandRunnerTests {
+@Suite struct CommandRunnerTests {
     let now = Timestamp.now().milliseconds
 
     @Test func runsCacheCommandsAndSyncInTheBackground() async throws {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
-                try server.post("a", series(count: 4, every: 60_000, last: now - 1_000))
-                try server.post("b", series(count: 2, every: 60_000, last: now - 1_000))
+                try await server.post("a", series(count: 4, every: 60_000, last: now - 1_000))
+                try await server.post("b", series(count: 2, every: 60_000, last: now - 1_000))
                 let collector = MessageCollector()
                 let cache = try scratch.openCache()
                 let runner = CommandRunner(cache: cache, syncer: Syncer(client: server.client(), cache: cache),

@@ -7,7 +7,7 @@ import SenseiTestSupport
 /// The real `sensei` in tmux against a real server holding 10,000 sensors
 /// (the server's default `--max-sensors`): the list shows, a filter narrows
 /// it, a key moves the selection. Bounds are generous: they only catch a hang.
-@Suite("Dashboard of 10,000 sensors end to end in tmux", .serialized, .ownThread)
+@Suite("Dashboard of 10,000 sensors end to end in tmux", .serialized)
 struct EndToEndBigHouseTests {
     @Test func tenThousandSensorsListFilterAndMove() async throws {
         try await withScratch { scratch in
@@ -21,30 +21,30 @@ struct EndToEndBigHouseTests {
                             lines += "climate,room=room_\(sensor % 20) probe_\(sensor)=\(20 + sensor % 7) \(now - Int64(age))\n"
                         }
                     }
-                    let written = try server.writer.post("/write?db=house&precision=s", json: lines,
+                    let written = try await server.writer.post("/write?db=house&precision=s", json: lines,
                                                          contentType: "text/plain")
                     try #require(written.status == 204, "write: \(written.status)")
                 }
 
                 let tmux = try Tmux.dashboard(width: 110, height: 30, scratch: scratch, server: server)
                 defer { tmux.kill() }
-                let list = try tmux.waitFor { $0.contains("10000 sensors") && $0.contains("live") }
+                let list = try await tmux.waitFor { $0.contains("10000 sensors") && $0.contains("live") }
                 #expect(list.contains("probe_0"))
 
                 // A filter narrows 10,000 to the 11 whose field starts probe_999.
-                try tmux.send("/")
-                try tmux.send("-l", "probe_999")
-                let filtered = try tmux.waitFor { $0.contains("/probe_999") && $0.contains(" 11 of 10000 sensors") }
+                try await tmux.send("/")
+                try await tmux.send("-l", "probe_999")
+                let filtered = try await tmux.waitFor { $0.contains("/probe_999") && $0.contains(" 11 of 10000 sensors") }
                 #expect(filtered.contains("probe_9990") && filtered.contains("probe_999"), "\(filtered)")
-                try tmux.send("Escape")
-                _ = try tmux.waitFor { !$0.contains(" of 10000") && $0.contains("10000 sensors") }
+                try await tmux.send("Escape")
+                _ = try await tmux.waitFor { !$0.contains(" of 10000") && $0.contains("10000 sensors") }
 
                 // j moves the selection down a row: the second sensor's detail opens.
-                try tmux.send("j", "Enter")
-                let detail = try tmux.waitFor { $0.contains("Code ") }
+                try await tmux.send("j", "Enter")
+                let detail = try await tmux.waitFor { $0.contains("Code ") }
                 #expect(detail.contains("probe_1"))
-                try tmux.send("q")
-                try tmux.waitForExit()
+                try await tmux.send("q")
+                try await tmux.waitForExit()
             }
         }
     }

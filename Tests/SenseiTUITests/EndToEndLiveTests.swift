@@ -9,30 +9,30 @@ import SenseiTestSupport
 
 /// The real binaries following the live stream: a reading posted through the
 /// API shows without a key press, and `sensei watch` prints it.
-@Suite("Live end to end", .serialized, .ownThread)
+@Suite("Live end to end", .serialized)
 struct EndToEndLiveTests {
     @Test func aPostedReadingAppearsInTheOpenDetail() async throws {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
                 let now = Timestamp.now().milliseconds
-                try server.post("porch", series(count: 12, every: 300_000, last: now - 60_000) { 20 + Double($0) })
+                try await server.post("porch", series(count: 12, every: 300_000, last: now - 60_000) { 20 + Double($0) })
                 // A refresh far away: only the stream can bring the reading in time.
                 let tmux = try Tmux.dashboard(width: 100, height: 30, scratch: scratch, server: server, arguments: ["--refresh", "3600"])
                 defer { tmux.kill() }
-                try tmux.waitFor { $0.contains("Porch") && $0.contains("● online · live") }
-                try tmux.send("Enter")
-                try tmux.waitFor { $0.contains("Count    12") }
+                try await tmux.waitFor { $0.contains("Porch") && $0.contains("● online · live") }
+                try await tmux.send("Enter")
+                try await tmux.waitFor { $0.contains("Count    12") }
                 let posted = Date()
                 let status = try await post(server, "porch", #"{"value":99.5}"#)
                 #expect(status == 201)
-                let screen = try tmux.waitFor { $0.contains("Count    13") }
+                let screen = try await tmux.waitFor { $0.contains("Count    13") }
                 print("live end to end: the posted reading was on screen within \(Int(Date().timeIntervalSince(posted) * 1000)) ms")
                 #expect(screen.contains("99.5"))
                 // Ctrl-L draws the whole screen again, over whatever scribbled on it.
-                try tmux.send("C-l")
-                try tmux.waitFor { $0.contains("Count    13") && $0.contains("● online · live") }
-                try tmux.send("q")
-                try tmux.waitForExit()
+                try await tmux.send("C-l")
+                try await tmux.waitFor { $0.contains("Count    13") && $0.contains("● online · live") }
+                try await tmux.send("q")
+                try await tmux.waitForExit()
             }
         }
     }
@@ -40,7 +40,7 @@ struct EndToEndLiveTests {
     @Test func senseiWatchPrintsWhatWasPosted() async throws {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
-                try server.post("porch", [(1_736_424_000_000, 1)])
+                try await server.post("porch", [(1_736_424_000_000, 1)])
                 _ = try server.application.store.updateSensor(.code("porch"), name: nil, units: "°C", valueType: nil)
                 let outputPath = scratch.root + "/watch.out"
                 _ = FileManager.default.createFile(atPath: outputPath, contents: nil)

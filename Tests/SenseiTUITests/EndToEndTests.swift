@@ -6,49 +6,49 @@ import SenseiTestSupport
 
 /// The real `sensei` binary in a real terminal (tmux), against a real server on
 /// loopback: what a person sees after opening a sensor and switching ranges.
-@Suite("Dashboard end to end in tmux", .serialized, .ownThread)
+@Suite("Dashboard end to end in tmux", .serialized)
 struct EndToEndTests {
     @Test func openASensorSwitchRangesAndQuit() async throws {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
                 let now = Timestamp.now().milliseconds
                 // A day of 5-minute readings ending a minute ago: 12 in the last hour.
-                try server.post("temperature_ext", series(count: 288, every: 300_000, last: now - 60_000) { i in
+                try await server.post("temperature_ext", series(count: 288, every: 300_000, last: now - 60_000) { i in
                     20 + Double(i % 12) / 4
                 })
                 _ = try server.application.store.updateSensor(
                     .code("temperature_ext"), name: "External Temperature", units: "°C", valueType: nil)
-                try server.post("humidity", [(now - 30_000, 55)])
+                try await server.post("humidity", [(now - 30_000, 55)])
 
                 let tmux = try Tmux.dashboard(width: 100, height: 30, scratch: scratch, server: server)
                 defer { tmux.kill() }
 
-                let list = try tmux.waitFor { $0.contains("External Temperature") && $0.contains("online") }
+                let list = try await tmux.waitFor { $0.contains("External Temperature") && $0.contains("online") }
                 #expect(list.contains("Humidity"))
                 #expect(list.contains("22.75 °C"))  // the newest reading: 20 + 11/4
                 #expect(list.contains("▸ External Temperature"))
 
-                try tmux.send("Enter")
-                let day = try tmux.waitFor { $0.contains("Count    288") }
+                try await tmux.send("Enter")
+                let day = try await tmux.waitFor { $0.contains("Count    288") }
                 #expect(day.contains("1 hour  2 day  3 week  4 month  5 year  6 all"))
                 #expect(day.contains("Code     temperature_ext"))
                 #expect(day.range(of: #"\d\d:\d\d\s+\d\d:\d\d"#, options: .regularExpression) != nil)  // hour labels
                 #expect(day.contains("⠀") || day.unicodeScalars.contains { (0x2801...0x28FF).contains($0.value) })
 
-                try tmux.send("1")
-                let hour = try tmux.waitFor { $0.contains("Count    12") }
+                try await tmux.send("1")
+                let hour = try await tmux.waitFor { $0.contains("Count    12") }
                 #expect(hour.contains("Max      22.75 °C"))
 
-                try tmux.send("w")
-                let week = try tmux.waitFor {
+                try await tmux.send("w")
+                let week = try await tmux.waitFor {
                     $0.range(of: #"(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d\d"#, options: .regularExpression) != nil
                 }
                 #expect(week.contains("Count    288"))
 
-                try tmux.send("Escape", "Escape")
-                _ = try tmux.waitFor { $0.contains("Last 24 h") }
-                try tmux.send("q")
-                try tmux.waitForExit()
+                try await tmux.send("Escape", "Escape")
+                _ = try await tmux.waitFor { $0.contains("Last 24 h") }
+                try await tmux.send("q")
+                try await tmux.waitForExit()
             }
         }
     }
@@ -56,22 +56,22 @@ struct EndToEndTests {
     @Test func firstRunAsksForServerAndTokenAndSavesThem() async throws {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
-                try server.post("porch", [(Timestamp.now().milliseconds - 5_000, 3)])
+                try await server.post("porch", [(Timestamp.now().milliseconds - 5_000, 3)])
                 let tmux = try Tmux(width: 90, height: 20, command: [
                     "env", "-u", "SENSEI_URL", "-u", "SENSEI_TOKEN", "XDG_CACHE_HOME=\(scratch.root)/cache",
                     "XDG_CONFIG_HOME=\(scratch.root)/config", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color",
                     TestBinaries.path("sensei"),
                 ])
                 defer { tmux.kill() }
-                try tmux.waitFor { $0.contains("Server URL [http://localhost:3000]:") }
-                try tmux.send("-l", server.url.absoluteString)
-                try tmux.send("Enter")
-                try tmux.waitFor { $0.contains("Token") }
-                try tmux.send("-l", server.readToken)
-                try tmux.send("Enter")
-                _ = try tmux.waitFor { $0.contains("Porch") && $0.contains("online") }
-                try tmux.send("q")
-                try tmux.waitForExit()
+                try await tmux.waitFor { $0.contains("Server URL [http://localhost:3000]:") }
+                try await tmux.send("-l", server.url.absoluteString)
+                try await tmux.send("Enter")
+                try await tmux.waitFor { $0.contains("Token") }
+                try await tmux.send("-l", server.readToken)
+                try await tmux.send("Enter")
+                _ = try await tmux.waitFor { $0.contains("Porch") && $0.contains("online") }
+                try await tmux.send("q")
+                try await tmux.waitForExit()
 
                 let path = scratch.root + "/config/sensei/config"
                 let saved = try DashboardConfig.resolve(url: nil, token: nil, environment: [:], configPath: path)
@@ -86,26 +86,26 @@ struct EndToEndTests {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
                 let now = Timestamp.now().milliseconds
-                try server.post("porch", series(count: 12, every: 300_000, last: now - 60_000) { Double($0) })
+                try await server.post("porch", series(count: 12, every: 300_000, last: now - 60_000) { Double($0) })
                 let environment = ["XDG_CACHE_HOME=\(scratch.root)/cache", "XDG_CONFIG_HOME=\(scratch.root)/config",
                                    "SENSEI_URL=\(server.url.absoluteString)", "SENSEI_TOKEN=\(server.readToken)"]
-                let list = try runSensei(["list"], environment: environment + ["LC_ALL=C.UTF-8"])
+                let list = try await runSensei(["list"], environment: environment + ["LC_ALL=C.UTF-8"])
                 #expect(list.status == 0)
                 #expect(list.output.hasPrefix("CODE   NAME   VALUE  UPDATED  LAST 24 H\nporch  Porch  11     1m ago"))
 
-                let json = try runSensei(["list", "--json"], environment: environment)
+                let json = try await runSensei(["list", "--json"], environment: environment)
                 #expect(json.output.contains(#""code":"porch","name":"Porch","units":"","valueType":"float","latest":{"#))
 
                 // A non-UTF-8 locale gets an ASCII chart.
-                let show = try runSensei(["show", "porch", "--range", "hour", "--width", "50"],
+                let show = try await runSensei(["show", "porch", "--range", "hour", "--width", "50"],
                                          environment: environment + ["LC_ALL=C"])
                 #expect(show.status == 0)
                 #expect(show.output.hasPrefix("Porch (porch), last 1 hour\ncurrent  11  1m ago\ncount    12\n"))
                 #expect(show.output.utf8.allSatisfy { $0 < 0x80 })
-                #expect(try runSensei(["show", "nope"], environment: environment).status != 0)
+                #expect(try await runSensei(["show", "nope"], environment: environment).status != 0)
             }
             // Offline: the cache answers, and stderr says why it is not fresh.
-            let offline = try runSensei(["list"], environment: [
+            let offline = try await runSensei(["list"], environment: [
                 "XDG_CACHE_HOME=\(scratch.root)/cache", "SENSEI_URL=http://127.0.0.1:9", "SENSEI_TOKEN=x",
             ])
             #expect(offline.status == 0)
@@ -120,38 +120,38 @@ struct EndToEndTests {
             var url = ""
             var token = ""
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
-                try server.post("porch", [(Timestamp.now().milliseconds - 10_000, 7)])
+                try await server.post("porch", [(Timestamp.now().milliseconds - 10_000, 7)])
                 url = server.url.absoluteString
                 token = server.readToken
                 // A first run fills the cache.
                 let first = try Tmux(width: 80, height: 20,
                                      command: ["env"] + environment + [TestBinaries.path("sensei"), "--url", url, "--token", token])
                 defer { first.kill() }
-                _ = try first.waitFor { $0.contains("Porch") && $0.contains("online") }
-                try first.send("q")
-                try first.waitForExit()
+                _ = try await first.waitFor { $0.contains("Porch") && $0.contains("online") }
+                try await first.send("q")
+                try await first.waitForExit()
             }
             // The server is gone: the cache still shows the sensor, and says offline.
             let second = try Tmux(width: 80, height: 20,
                                   command: ["env"] + environment + [TestBinaries.path("sensei"), "--url", url, "--token", token])
             defer { second.kill() }
-            let offline = try second.waitFor { $0.contains("offline since") }
+            let offline = try await second.waitFor { $0.contains("offline since") }
             #expect(offline.contains("Porch"))
             #expect(offline.contains("7"))
-            try second.send("q")
-            try second.waitForExit()
+            try await second.send("q")
+            try await second.waitForExit()
         }
     }
 }
 
 /// Runs the built `sensei` with `environment` ("NAME=value") added: (status, stdout, stderr).
-func runSensei(_ arguments: [String], environment: [String]) throws -> (status: Int32, output: String, error: String) {
+func runSensei(_ arguments: [String], environment: [String]) async throws -> (status: Int32, output: String, error: String) {
     var variables: [String: String] = [:]
     for pair in environment {
         let parts = pair.split(separator: "=", maxSplits: 1)
         variables[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
     }
-    let result = try runTool(TestBinaries.path("sensei"), arguments, timeout: 60, environment: variables)
+    let result = try await runTool(TestBinaries.path("sensei"), arguments, timeout: 60, environment: variables)
     return (result.status, result.output, result.error)
 }
 
@@ -168,20 +168,23 @@ struct Tmux {
         try run(["new-session", "-d", "-s", session, "-x", "\(width)", "-y", "\(height)", script])
     }
 
-    func send(_ keys: String...) throws {
-        try run(["send-keys", "-t", session] + keys)
+    /// Keys and screens are tmux commands (a child each), waited for off the
+    /// cooperative pool (`offThePool`).
+    func send(_ keys: String...) async throws {
+        let arguments = ["send-keys", "-t", session] + keys
+        try await offThePool { [self] in _ = try run(arguments) }
     }
 
-    func capture() throws -> String {
-        try run(["capture-pane", "-p", "-t", session])
+    func capture() async throws -> String {
+        try await offThePool { [self] in try run(["capture-pane", "-p", "-t", session]) }
     }
 
     /// Polls the screen (every 100 ms, up to 20 s) until `condition` holds.
     @discardableResult
-    func waitFor(_ condition: (String) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    func waitFor(_ condition: (String) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
         var screen = ""
-        let matched = try poll(seconds: 20, every: .milliseconds(100)) { () throws -> String? in
-            screen = try capture()
+        let matched = try await poll(seconds: 20, every: .milliseconds(100)) { () async throws -> String? in
+            screen = try await capture()
             return condition(screen) ? screen : nil
         }
         if let matched { return matched }
@@ -191,8 +194,8 @@ struct Tmux {
 
     /// Waits until the program has exited with status 0 and the terminal is
     /// back to its normal screen.
-    func waitForExit(sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let screen = try waitFor({ $0.contains("exited with status") }, sourceLocation: sourceLocation)
+    func waitForExit(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let screen = try await waitFor({ $0.contains("exited with status") }, sourceLocation: sourceLocation)
         #expect(screen.contains("exited with status 0"), sourceLocation: sourceLocation)
     }
 

@@ -7,7 +7,7 @@ import SenseiTestSupport
 /// Usage through the real `sensei` binary and the real server: the
 /// dashboard's bars in tmux, `sensei show --usage` as text and JSON, and the
 /// config file's `tz`.
-@Suite("Usage end to end", .serialized, .ownThread)
+@Suite("Usage end to end", .serialized)
 struct EndToEndUsageTests {
     /// A config file that names the zone (the server and token come as flags
     /// or variables).
@@ -24,23 +24,23 @@ struct EndToEndUsageTests {
                 try Self.writeConfig(scratch, tz: "Europe/Berlin")
                 let tmux = try Tmux.dashboard(width: 100, height: 30, scratch: scratch, server: server)
                 defer { tmux.kill() }
-                _ = try tmux.waitFor { $0.contains("Heat pump plug") && $0.contains("online") }
-                try tmux.send("Enter")
-                let chart = try tmux.waitFor { $0.contains("Count    121") }
+                _ = try await tmux.waitFor { $0.contains("Heat pump plug") && $0.contains("online") }
+                try await tmux.send("Enter")
+                let chart = try await tmux.waitFor { $0.contains("Count    121") }
                 #expect(chart.contains("u usage"))
-                try tmux.send("u")
-                let bars = try tmux.waitFor { $0.contains("total 200 Wh") }
+                try await tmux.send("u")
+                let bars = try await tmux.waitFor { $0.contains("total 200 Wh") }
                 #expect(bars.contains("per hour, Europe/Berlin"))
                 #expect(bars.contains("u chart"))
                 #expect(bars.contains("100 Wh│") || bars.contains("200 Wh│"))
-                try tmux.send("Left")
+                try await tmux.send("Left")
                 // The running hour under the cursor: its local name and what it used so far.
-                let cursor = try tmux.waitFor { $0.range(of: #"\d\d:00  [0-9.]+ Wh so far"#, options: .regularExpression) != nil }
+                let cursor = try await tmux.waitFor { $0.range(of: #"\d\d:00  [0-9.]+ Wh so far"#, options: .regularExpression) != nil }
                 #expect(cursor.contains("total 200 Wh"))
-                try tmux.send("u")
-                _ = try tmux.waitFor { $0.contains("u usage") }
-                try tmux.send("q")
-                try tmux.waitForExit()
+                try await tmux.send("u")
+                _ = try await tmux.waitFor { $0.contains("u usage") }
+                try await tmux.send("q")
+                try await tmux.waitForExit()
             }
         }
     }
@@ -54,7 +54,7 @@ struct EndToEndUsageTests {
                 let environment = ["XDG_CACHE_HOME=\(scratch.root)/cache", "XDG_CONFIG_HOME=\(scratch.root)/config",
                                    "SENSEI_URL=\(server.url.absoluteString)", "SENSEI_TOKEN=\(server.readToken)",
                                    "LC_ALL=C.UTF-8"]
-                let text = try runSensei(["show", "plug", "--usage", "--width", "60"], environment: environment)
+                let text = try await runSensei(["show", "plug", "--usage", "--width", "60"], environment: environment)
                 #expect(text.status == 0)
                 let lines = text.output.split(separator: "\n", omittingEmptySubsequences: false)
                 #expect(lines.prefix(3) == ["Heat pump plug (plug), usage per hour, last 24 hours, Europe/Berlin",
@@ -62,7 +62,7 @@ struct EndToEndUsageTests {
                 #expect(lines.count == 3 + 12 + 1)
                 #expect(lines[3].contains("100 Wh│") || lines[3].contains("200 Wh│"))
 
-                let json = try runSensei(["show", "plug", "--usage", "--range", "week", "--json"],
+                let json = try await runSensei(["show", "plug", "--usage", "--range", "week", "--json"],
                                          environment: environment)
                 let after = Timestamp.now().milliseconds
                 #expect(json.status == 0)
@@ -106,7 +106,7 @@ struct EndToEndUsageTests {
             let environment = ["XDG_CACHE_HOME=\(scratch.root)/cache", "XDG_CONFIG_HOME=\(scratch.root)/config",
                                "SENSEI_URL=http://127.0.0.1:9", "SENSEI_TOKEN=x"]
             for arguments in [["dashboard"], ["show", "plug", "--usage"]] {
-                let run = try runSensei(arguments, environment: environment)
+                let run = try await runSensei(arguments, environment: environment)
                 #expect(run.status != 0)
                 #expect(run.error.contains(
                     "tz in the config file must be a time zone of the system's tz database such as Europe/Berlin, not 'Mars/Olympus_Mons'"))

@@ -8,7 +8,7 @@ import Testing
 /// What `sensei import` does with awkward files, against a real server: bad
 /// lines named by file and line while the rest goes in, CSV of both shapes,
 /// a truncated gzip and a missing file as clear errors.
-@Suite(.ownThread) struct ImportFileTests {
+@Suite struct ImportFileTests {
     static func write(_ text: String, to path: String, gzip: Bool = false) throws {
         let bytes = Array(text.utf8)
         try Data(gzip ? GzipDeflater.deflate(bytes)! : bytes).write(to: URL(fileURLWithPath: path))

@@ -10,7 +10,7 @@ import Testing
 /// in Tests/Fixtures/home-assistant/), holding numeric and text states and
 /// hourly long-term statistics older than the states, imported into a real
 /// server: the readings, names, units and labels expected are worked out here.
-@Suite(.ownThread, .serialized) struct ImportHomeAssistantTests {
+@Suite(.serialized) struct ImportHomeAssistantTests {
     static let schemaFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/home-assistant/recorder-schema-42.sql").path
     /// 2024-03-01T00:00:00Z, with the microseconds a recorder writes.
@@ -110,7 +110,7 @@ import Testing
                 // A meter is a counter, the temperature a gauge; the server took the kind,
                 // so the summary has nothing to say of it.
                 #expect(energy.kind == .counter && temperature.kind == .gauge)
-                #expect(try sensei.reader.get("/sensors/sensor_house_energy").json["kind"]?.stringValue == "counter")
+                #expect(try await sensei.reader.get("/sensors/sensor_house_energy").json["kind"]?.stringValue == "counter")
                 #expect(!summary.notes.contains { $0.contains("kind") }, "\(summary.text)")
 
                 let stored = try await ImportChecks.readings(of: sensei)

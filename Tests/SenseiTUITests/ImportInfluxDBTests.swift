@@ -10,7 +10,7 @@ import Testing
 /// import`'s code into a real server and compared point by point; then
 /// `sensei export`'s line protocol written into a fresh InfluxDB database
 /// and queried back: the same points.
-@Suite(.ownThread, .serialized) struct ImportInfluxDBTests {
+@Suite(.serialized) struct ImportInfluxDBTests {
     /// Series of every kind the importer must carry: escapes in names and
     /// tags, integers, booleans, a string field (skipped), several fields a
     /// line, and sub-millisecond nanoseconds (Sensei keeps the millisecond).
@@ -38,29 +38,29 @@ import Testing
         return (lines.joined(separator: "\n") + "\n", expected)
     }
 
-    static func influx() throws -> InfluxDBServer {
-        switch InfluxDBServer.forImports {
+    static func influx() async throws -> InfluxDBServer {
+        switch await InfluxDBServer.forImportsStarted {
         case .success(let server): return server
         case .failure(let reason): throw reason
         }
     }
 
-    static func createDatabase(_ influx: InfluxDBServer) throws -> String {
+    static func createDatabase(_ influx: InfluxDBServer) async throws -> String {
         let database = "import_\(UInt32.random(in: 0...UInt32.max))"
-        let created = try influx.request("POST", "/query?q=CREATE%20DATABASE%20\(database)")
+        let created = try await influx.request("POST", "/query?q=CREATE%20DATABASE%20\(database)")
         precondition(created.status == 200, created.text)
         return database
     }
 
     @Test(arguments: [false, true]) func influxInspectExportImportsPointForPoint(compress: Bool) async throws {
-        let influx = try Self.influx()
-        let database = try Self.createDatabase(influx)
+        let influx = try await Self.influx()
+        let database = try await Self.createDatabase(influx)
         let (lines, expected) = Self.points(database: database)
-        let written = try influx.request("POST", "/write?db=\(database)&precision=ns", body: Array(lines.utf8))
+        let written = try await influx.request("POST", "/write?db=\(database)&precision=ns", body: Array(lines.utf8))
         #expect(written.status == 204, "\(written.text)")
         try await withTemporaryDirectory { directory in
             let file = directory + "/export.lp" + (compress ? ".gz" : "")
-            let exported = try InfluxInspect.export(influx, database: database, to: file, compress: compress)
+            let exported = try await InfluxInspect.export(influx, database: database, to: file, compress: compress)
             #expect(exported.status == 0, "\(exported.error)")
             let text = compress ? "" : try String(contentsOfFile: file, encoding: .utf8)
             if !compress {
@@ -79,7 +79,7 @@ import Testing
                 let differences = ImportChecks.differences(expected, stored)
                 #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
                 // The file's database is listed again, as Home Assistant and Grafana look for it.
-                #expect(try sensei.reader.get("/query?q=SHOW%20DATABASES").text.contains(database))
+                #expect(try await sensei.reader.get("/query?q=SHOW%20DATABASES").text.contains(database))
 
                 // A re-run stores nothing twice.
                 let again = try await run.run([file])
@@ -90,15 +90,15 @@ import Testing
     }
 
     @Test func senseiExportReadsBackFromInfluxDB() async throws {
-        let influx = try Self.influx()
+        let influx = try await Self.influx()
         let (lines, expected) = Self.points(database: "")
         try await withTemporaryDirectory { directory in
             try await withTestServer { sensei in
-                let written = try sensei.writer.request("POST", "/write?db=house&precision=ns", body: Array(lines.utf8))
+                let written = try await sensei.writer.request("POST", "/write?db=house&precision=ns", body: Array(lines.utf8))
                 #expect(written.status == 204, "\(written.text)")
                 // A REST sensor too: measurement = its code, field value, its labels as tags.
-                #expect(try sensei.admin.post("/sensors", json: #"{"code":"freezer","labels":{"room":"garage"}}"#).status == 201)
-                #expect(try sensei.writer.post("/sensors/freezer/data",
+                #expect(try await sensei.admin.post("/sensors", json: #"{"code":"freezer","labels":{"room":"garage"}}"#).status == 201)
+                #expect(try await sensei.writer.post("/sensors/freezer/data",
                                                json: #"{"data":[{"timestamp":1704067200,"value":-18.25},{"timestamp":1704067230.5,"value":-18}]}"#).status == 201)
                 var all = expected
                 let freezer = SeriesKey(measurement: "freezer", tags: ["room": "garage"], field: "value")
@@ -113,11 +113,11 @@ import Testing
                 close(descriptor)
                 #expect(sensors == 6 && points == all.count)
 
-                let database = try Self.createDatabase(influx)
+                let database = try await Self.createDatabase(influx)
                 let body = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
-                let loaded = try influx.request("POST", "/write?db=\(database)&precision=ns", body: body)
+                let loaded = try await influx.request("POST", "/write?db=\(database)&precision=ns", body: body)
                 #expect(loaded.status == 204, "\(loaded.text)")
-                let read = try Self.influxPoints(influx, database: database)
+                let read = try await Self.influxPoints(influx, database: database)
                 let differences = ImportChecks.differences(all, read)
                 #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
 
@@ -134,14 +134,14 @@ import Testing
     }
 
     /// Every point of a database, by series, from InfluxDB itself.
-    static func influxPoints(_ influx: InfluxDBServer, database: String) throws -> [PointKey: Double] {
-        let measurements = try influx.request("GET", "/query?db=\(database)&q=SHOW%20MEASUREMENTS").json
+    static func influxPoints(_ influx: InfluxDBServer, database: String) async throws -> [PointKey: Double] {
+        let measurements = try await influx.request("GET", "/query?db=\(database)&q=SHOW%20MEASUREMENTS").json
         var points: [PointKey: Double] = [:]
         for row in measurements["results"]?[0]?["series"]?[0]?["values"]?.arrayValue ?? [] {
             let name = row[0]!.stringValue!
             let query = "SELECT * FROM \"\(name.replacingOccurrences(of: "\"", with: "\\\""))\" GROUP BY *"
             let encoded = query.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-            let answer = try influx.request("GET", "/query?db=\(database)&epoch=ms&q=\(encoded)").json
+            let answer = try await influx.request("GET", "/query?db=\(database)&epoch=ms&q=\(encoded)").json
             for series in answer["results"]?[0]?["series"]?.arrayValue ?? [] {
                 let tags = (series["tags"]?.objectValue ?? [:]).compactMapValues { $0.stringValue }.filter { !$0.value.isEmpty }
                 let columns = series["columns"]!.arrayValue!.map { $0.stringValue! }

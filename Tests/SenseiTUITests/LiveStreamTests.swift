@@ -7,15 +7,15 @@ import SenseiTestSupport
 @testable import SenseiTUI
 
 /// `APIClient.live` and `sensei watch` against a real server.
-@Suite(.ownThread) struct LiveStreamTests {
+@Suite struct LiveStreamTests {
     @Test func aCommittedReadingArrivesOnTheStream() async throws {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
-                try server.post("porch", [(1_736_424_000_000, 1)])
+                try await server.post("porch", [(1_736_424_000_000, 1)])
                 var events = server.client().live(sensors: ["porch"]).makeAsyncIterator()
                 #expect(try await events.next() == .opened)
                 let posted = Date()
-                try server.post("porch", [(1_736_424_001_500, 21.5)])
+                try await server.post("porch", [(1_736_424_001_500, 21.5)])
                 let event = try await events.next()
                 print("live: a committed reading reached the client \(Int(Date().timeIntervalSince(posted) * 1000)) ms after its commit began")
                 guard case .reading(let live)? = event else {
@@ -69,7 +69,7 @@ import SenseiTestSupport
             defer { watcher?.cancel() }
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
                 port = server.port
-                try server.post("porch", [(1_736_424_000_000, 1)])
+                try await server.post("porch", [(1_736_424_000_000, 1)])
                 _ = try server.application.store.updateSensor(.code("porch"), name: nil, units: "°C", valueType: nil)
                 let client = server.client()
                 watcher = Task.detached {
@@ -82,8 +82,8 @@ import SenseiTestSupport
                     return !lines.value.withLock { $0.isEmpty }
                 }
                 lines.value.withLock { $0.removeAll() }
-                try server.post("porch", [(1_736_424_060_000, 22.25)])
-                try server.post("garage", [(1_736_424_060_000, 5)])
+                try await server.post("porch", [(1_736_424_060_000, 22.25)])
+                try await server.post("garage", [(1_736_424_060_000, 5)])
                 try await eventually("the porch reading printed", seconds: 30) {
                     lines.value.withLock { $0.contains("2025-01-09T12:01:00Z porch 22.25 °C") }
                 }
@@ -109,7 +109,7 @@ import SenseiTestSupport
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
                 let lines = Lines(), notes = Lines()
-                try server.post("porch", [(1_736_424_000_000, 1)])
+                try await server.post("porch", [(1_736_424_000_000, 1)])
                 let client = server.client()
                 let watcher = Task.detached {
                     try await WatchCommand.watch(client, codes: ["porch"]) { line in lines.value.withLock { $0.append(line) } }
@@ -139,14 +139,14 @@ import SenseiTestSupport
             defer { feed?.stop() }
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
                 port = server.port
-                try server.post("porch", [(1_736_424_000_000, 1)])
+                try await server.post("porch", [(1_736_424_000_000, 1)])
                 _ = try await Syncer(client: server.client(), cache: cache).sync()
                 let id = try #require(try cache.sensor(code: "porch")?.id)
                 feed = LiveFeed(client: server.client(), cache: cache, maxBackoff: .milliseconds(200),
                                 deliver: collector.deliver)
                 feed?.start()
                 _ = try await collector.take { if case .liveOpened = $0 { true } else { nil } }
-                try server.post("porch", [(1_736_424_060_000, 2.5)])
+                try await server.post("porch", [(1_736_424_060_000, 2.5)])
                 let stored = try await collector.take { msg -> Set<Int64>? in
                     if case .liveReadings(let ids, false) = msg { ids } else { nil }
                 }
@@ -154,13 +154,13 @@ import SenseiTestSupport
                 #expect(try cache.newestTimestamp(sensorId: id)?.milliseconds == 1_736_424_060_000)
                 #expect(try cache.sensor(id: id)?.latest?.value == 2.5)
                 // A sensor the cache does not know yet: left to the sync.
-                try server.post("garage", [(1_736_424_060_000, 5)])
+                try await server.post("garage", [(1_736_424_060_000, 5)])
                 _ = try await collector.take { if case .liveReadings([], true) = $0 { true } else { nil } }
             }
             _ = try await collector.take { if case .liveDropped = $0 { true } else { nil } }
             try await withLiveServer(dataDirectory: scratch.serverData, port: port) { server in
                 _ = try await collector.take { if case .liveOpened = $0 { true } else { nil } }
-                try server.post("porch", [(1_736_424_120_000, 3)])
+                try await server.post("porch", [(1_736_424_120_000, 3)])
                 _ = try await collector.take { if case .liveReadings(let ids, false) = $0, !ids.isEmpty { true } else { nil } }
             }
         }

@@ -8,7 +8,7 @@ import SenseiTestSupport
 
 /// What "only newer readings" misses, found against the real server: late
 /// readings, replaced values, readings the server lost, and retention.
-@Suite(.ownThread) struct SyncAuditTests {
+@Suite struct SyncAuditTests {
     let now = Timestamp.now().milliseconds
     let minute: Int64 = 60_000
     let day: Int64 = 86_400_000
@@ -36,8 +36,8 @@ import SenseiTestSupport
                 // A month of a reading every 30 s, minus three that come late.
                 var readings = series(count: 86_400, every: 30_000, last: now - minute, value: { sin(Double($0) / 50) })
                 let late = [readings.remove(at: 1_000), readings.remove(at: 40_000), readings.remove(at: 80_000)]
-                try server.post("porch", readings)
-                try server.post("garage", series(count: 10, every: 60_000, last: now - minute))
+                try await server.post("porch", readings)
+                try await server.post("garage", series(count: 10, every: 60_000, last: now - minute))
                 let cache = try scratch.openCache()
                 // Readings kept raw for the whole month: the audit of readings is what is tested here.
                 let syncer = Syncer(client: server.client(), cache: cache, rawDays: 40)
@@ -46,7 +46,7 @@ import SenseiTestSupport
                 #expect(first.sensorsAudited == 0)  // fetched whole: nothing to compare
 
                 // The device's buffered readings arrive after a newer one was synced.
-                try server.post("porch", late)
+                try await server.post("porch", late)
                 let second = try await syncer.sync(now: clock(1_000))
                 #expect(second.readingsFetched == 0)
                 #expect(second.sensorsAudited == 1)  // porch's count disagrees; garage's agrees
@@ -75,13 +75,13 @@ import SenseiTestSupport
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
                 let readings = series(count: 500, every: 60_000, last: now - minute)
-                try server.post("porch", readings)
+                try await server.post("porch", readings)
                 let cache = try scratch.openCache()
                 let syncer = Syncer(client: server.client(), cache: cache, auditInterval: 15 * minute)
                 _ = try await syncer.sync(now: clock())
 
                 // The same timestamp posted again: the later value wins, the count stays.
-                try server.post("porch", [(readings[250].0, 1_000)])
+                try await server.post("porch", [(readings[250].0, 1_000)])
                 let soon = try await syncer.sync(now: clock(14 * minute))
                 #expect(soon.sensorsAudited == 0)
                 #expect(try cached(cache, "porch")[250].value == 250)
@@ -111,14 +111,14 @@ import SenseiTestSupport
             let older = series(count: 300, every: 60_000, last: now - 2 * day)
             let lost = series(count: 200, every: 60_000, last: now - day)
             try await withLiveServer(dataDirectory: scratch.root + "/before") { server in
-                try server.post("porch", older + lost)
+                try await server.post("porch", older + lost)
                 _ = try await Syncer(client: server.client(), cache: cache).sync(now: clock())
             }
             #expect(try cached(cache, "porch").count == 500)
             try await withLiveServer(dataDirectory: scratch.root + "/restored") { server in
-                try server.post("porch", older)
+                try await server.post("porch", older)
                 let after = series(count: 5, every: 60_000, last: now - minute)
-                try server.post("porch", after)
+                try await server.post("porch", after)
                 let summary = try await Syncer(client: server.client(), cache: cache).sync(now: clock(minute))
                 #expect(summary.readingsFetched == 5)
                 #expect(summary.sensorsAudited == 1)
@@ -134,7 +134,7 @@ import SenseiTestSupport
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
                 let readings = series(count: 3 * 24 * 60, every: 60_000, last: now - minute)
-                try server.post("porch", readings)
+                try await server.post("porch", readings)
                 let cache = try scratch.openCache()
                 let syncer = Syncer(client: server.client(), cache: cache)
                 _ = try await syncer.sync(now: clock())
@@ -163,11 +163,11 @@ import SenseiTestSupport
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
                 let all = series(count: 20_000, every: 30_000, last: now - minute, value: { Double($0 % 89) })
                 let everyOther = all.enumerated().filter { $0.offset % 2 == 0 || $0.offset == all.count - 1 }.map(\.element)
-                try server.post("porch", everyOther)
+                try await server.post("porch", everyOther)
                 let cache = try scratch.openCache()
                 let syncer = Syncer(client: server.client(), cache: cache, pageSize: 1_000, auditBudget: 4, rawDays: 10)
                 _ = try await syncer.sync(now: clock())
-                try server.post("porch", all)
+                try await server.post("porch", all)
 
                 var syncs = 0
                 while try cached(cache, "porch") != stored(server, "porch") {

@@ -5,14 +5,14 @@ import SenseiTestSupport
 @testable import SenseiTUI
 
 /// Sync against the real server on loopback; the summary counts what crossed the wire.
-@Suite(.ownThread) struct SyncTests {
+@Suite struct SyncTests {
     let now = Timestamp.now().milliseconds
 
     @Test func firstSyncFillsTheCache() async throws {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
-                try server.post("porch", series(count: 10, every: 30_000, last: now - 1_000))
-                try server.post("garage", series(count: 3, every: 60_000, last: now - 5_000))
+                try await server.post("porch", series(count: 10, every: 30_000, last: now - 1_000))
+                try await server.post("garage", series(count: 3, every: 60_000, last: now - 5_000))
                 let cache = try scratch.openCache()
                 let summary = try await Syncer(client: server.client(), cache: cache).sync()
                 #expect(summary.sensorsSeen == 2)
@@ -33,13 +33,13 @@ import SenseiTestSupport
     @Test func incrementalSyncFetchesOnlyNewReadings() async throws {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
-                try server.post("porch", series(count: 20, every: 30_000, last: now - 200_000))
-                try server.post("garage", series(count: 4, every: 30_000, last: now - 200_000))
+                try await server.post("porch", series(count: 20, every: 30_000, last: now - 200_000))
+                try await server.post("garage", series(count: 4, every: 30_000, last: now - 200_000))
                 let cache = try scratch.openCache()
                 let syncer = Syncer(client: server.client(), cache: cache)
                 #expect(try await syncer.sync().readingsFetched == 24)
 
-                try server.post("porch", series(count: 5, every: 30_000, last: now - 10_000, value: { 100 + Double($0) }))
+                try await server.post("porch", series(count: 5, every: 30_000, last: now - 10_000, value: { 100 + Double($0) }))
                 let second = try await syncer.sync()
                 #expect(second.readingsFetched == 5)
                 // The list, then porch's one page; garage has nothing newer and is not asked.
@@ -59,7 +59,7 @@ import SenseiTestSupport
     @Test func userOrderSurvivesReopeningAndNewSensorsJoinAtTheEnd() async throws {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
-                for code in ["a", "b", "c"] { try server.post(code, [(now - 60_000, 1)]) }
+                for code in ["a", "b", "c"] { try await server.post(code, [(now - 60_000, 1)]) }
                 let first = try scratch.openCache()
                 _ = try await Syncer(client: server.client(), cache: first).sync()
                 let ids = try first.sensors().map(\.id)
@@ -68,7 +68,7 @@ import SenseiTestSupport
 
                 let reopened = try scratch.openCache()
                 #expect(try reopened.sensors().map(\.code) == ["c", "a", "b"])
-                try server.post("d", [(now - 30_000, 2)])
+                try await server.post("d", [(now - 30_000, 2)])
                 let summary = try await Syncer(client: server.client(), cache: reopened).sync()
                 #expect(summary.sensorsAdded == 1)
                 #expect(try reopened.sensors().map(\.code) == ["c", "a", "b", "d"])
@@ -81,8 +81,8 @@ import SenseiTestSupport
     @Test func sensorsDeletedOnTheServerLeaveTheCache() async throws {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
-                try server.post("keep", series(count: 3, every: 1_000, last: now - 10_000))
-                try server.post("gone", series(count: 7, every: 1_000, last: now - 10_000))
+                try await server.post("keep", series(count: 3, every: 1_000, last: now - 10_000))
+                try await server.post("gone", series(count: 7, every: 1_000, last: now - 10_000))
                 let cache = try scratch.openCache()
                 let syncer = Syncer(client: server.client(), cache: cache)
                 _ = try await syncer.sync()
@@ -102,7 +102,7 @@ import SenseiTestSupport
         try await withScratch { scratch in
             let cache = try scratch.openCache()
             let offlineClient = try await withLiveServer(dataDirectory: scratch.serverData) { server in
-                try server.post("porch", series(count: 6, every: 30_000, last: now - 100_000))
+                try await server.post("porch", series(count: 6, every: 30_000, last: now - 100_000))
                 _ = try await Syncer(client: server.client(), cache: cache).sync()
                 return server.client(timeout: 1)
             }
@@ -123,7 +123,7 @@ import SenseiTestSupport
             #expect(detail.statistics?.count == 6)
 
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
-                try server.post("porch", series(count: 2, every: 30_000, last: now - 1_000))
+                try await server.post("porch", series(count: 2, every: 30_000, last: now - 1_000))
                 let summary = try await Syncer(client: server.client(), cache: cache).sync()
                 #expect(summary.readingsFetched == 2)
                 #expect(try cache.readingCount(sensorId: summaries[0].id) == 8)
@@ -134,7 +134,7 @@ import SenseiTestSupport
     @Test func wrongTokenFailsAsUnauthorizedAndLeavesTheCache() async throws {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
-                try server.post("porch", [(now - 1_000, 1)])
+                try await server.post("porch", [(now - 1_000, 1)])
                 let cache = try scratch.openCache()
                 await #expect(throws: SyncError.server(.unauthorized)) {
                     _ = try await Syncer(client: server.client(token: "wrong"), cache: cache).sync()
@@ -149,7 +149,7 @@ import SenseiTestSupport
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
                 let readings = series(count: 25_000, every: 1_000, last: now - 1_000, value: { Double($0 % 97) })
-                try server.post("fast", readings)
+                try await server.post("fast", readings)
                 let cache = try scratch.openCache()
                 let summary = try await Syncer(client: server.client(), cache: cache).sync()
                 #expect(summary.readingsFetched == 25_000)
@@ -170,7 +170,7 @@ import SenseiTestSupport
     @Test func smallPagesEndOnAnEmptyPage() async throws {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
-                try server.post("porch", series(count: 20, every: 1_000, last: now - 1_000))
+                try await server.post("porch", series(count: 20, every: 1_000, last: now - 1_000))
                 let cache = try scratch.openCache()
                 let summary = try await Syncer(client: server.client(), cache: cache, pageSize: 10).sync()
                 #expect(summary.readingsFetched == 20)

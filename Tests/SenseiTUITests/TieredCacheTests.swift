@@ -9,7 +9,7 @@ import SenseiTestSupport
 /// The cache at a year's scale, against the real server: raw readings only
 /// for the raw window, the server's minute aggregates for the middle window,
 /// hours beyond; every range still adds up to what the server's readings say.
-@Suite(.ownThread) struct TieredCacheTests {
+@Suite struct TieredCacheTests {
     let now = Timestamp.now().milliseconds
     let minute: Int64 = 60_000
     let day: Int64 = 86_400_000
@@ -59,7 +59,7 @@ import SenseiTestSupport
                 let readings = series(count: 20 * 1_440, every: minute, last: now - minute) { _ in
                     Double(Int.random(in: -2_000...3_500, using: &random)) / 100
                 }
-                try server.post("porch", readings)
+                try await server.post("porch", readings)
                 let cache = try scratch.openCache()
                 let syncer = Syncer(client: server.client(), cache: cache, rawDays: 2, minuteDays: 5)
                 let first = try await syncer.sync(now: clock())
@@ -74,7 +74,7 @@ import SenseiTestSupport
 
                 // Late readings beyond the raw window (in the minute and the hour tiers)
                 // reach the cache through the audit, as the server's aggregates.
-                try server.post("porch", [(now - 4 * day + 30_000, 99.5), (now - 12 * day + 30_000, -40.25)])
+                try await server.post("porch", [(now - 4 * day + 30_000, 99.5), (now - 12 * day + 30_000, -40.25)])
                 let audited = Syncer(client: server.client(), cache: cache, auditInterval: 0, rawDays: 2, minuteDays: 5)
                 let second = try await audited.sync(now: clock(1_000))
                 #expect(second.sensorsAudited == 1)
@@ -86,7 +86,7 @@ import SenseiTestSupport
     @Test func rawReadingsAgeIntoAggregatesAsTheWindowMoves() async throws {
         try await withScratch { scratch in
             try await withLiveServer(dataDirectory: scratch.serverData) { server in
-                try server.post("porch", series(count: 6 * 1_440, every: minute, last: now - minute) { Double($0 % 97) / 4 })
+                try await server.post("porch", series(count: 6 * 1_440, every: minute, last: now - minute) { Double($0 % 97) / 4 })
                 let cache = try scratch.openCache()
                 let syncer = Syncer(client: server.client(), cache: cache, rawDays: 2, minuteDays: 4)
                 _ = try await syncer.sync(now: clock())

@@ -7,7 +7,7 @@ import SenseiTestSupport
 /// Usage bars from the cache: fetched from the real server's usage route
 /// into the cache, drawn from there with the server stopped, and a server
 /// older than the route said to be one, not a crash.
-@Suite(.ownThread) struct UsageCacheTests {
+@Suite struct UsageCacheTests {
     static let berlin = try! TimeZoneRules.named("Europe/Berlin")
 
     /// A plug drawing a steady 100 W, a reading a minute for two hours up to

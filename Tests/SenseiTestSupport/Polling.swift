@@ -3,6 +3,7 @@ import Foundation
 /// Checks `condition` every few milliseconds until it gives a value or
 /// `seconds` pass (then nil): the one way tests wait on something that has
 /// no event to wait for (a line in a child's log, a counter, a file).
+@_disfavoredOverload
 package func poll<T>(seconds: Double, every interval: Duration = .milliseconds(5),
                      _ condition: () throws -> T?) rethrows -> T? {
     let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
@@ -14,6 +15,7 @@ package func poll<T>(seconds: Double, every interval: Duration = .milliseconds(5
 }
 
 /// Waits (up to `seconds`) until `condition` holds; false if it never did.
+@_disfavoredOverload
 @discardableResult
 package func waitUntil(seconds: Double, every interval: Duration = .milliseconds(5),
                        _ condition: () throws -> Bool) rethrows -> Bool {
@@ -31,6 +33,7 @@ package struct WaitTimeout: Error, CustomStringConvertible {
 
 /// Waits (up to `seconds`, a bound that only catches a hang) until
 /// `condition` holds; throws saying `what` it waited for if it never did.
+@_disfavoredOverload
 package func waitUntil(_ what: String, seconds: Double = 20, every interval: Duration = .milliseconds(10),
                        _ condition: () throws -> Bool) throws {
     guard try waitUntil(seconds: seconds, every: interval, condition) else {
@@ -40,9 +43,10 @@ package func waitUntil(_ what: String, seconds: Double = 20, every interval: Dur
 
 /// `poll` for async code: it sleeps with `Task.sleep`, so a wait holds no
 /// thread of the cooperative pool (on two cores, blocked pool threads can
-/// stall the very work being waited for).
-package func pollAsync<T>(seconds: Double, every interval: Duration = .milliseconds(5),
-                          _ condition: () async throws -> T?) async throws -> T? {
+/// stall the very work being waited for). An overload: in an async function
+/// Swift picks it, and asks for `await`.
+package func poll<T>(seconds: Double, every interval: Duration = .milliseconds(5),
+                     _ condition: () async throws -> T?) async throws -> T? {
     let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
     while true {
         if let value = try await condition() { return value }
@@ -51,12 +55,29 @@ package func pollAsync<T>(seconds: Double, every interval: Duration = .milliseco
     }
 }
 
-/// `waitUntil(what, seconds:)` for async code (see `pollAsync`). Not an
-/// overload of it: in an async context Swift would pick this one for every
-/// synchronous wait too.
-package func eventually(_ what: String, seconds: Double = 20, every interval: Duration = .milliseconds(10),
-                        _ condition: () async throws -> Bool) async throws {
-    guard try await pollAsync(seconds: seconds, every: interval, { try await condition() ? true : nil }) != nil else {
+/// `waitUntil(seconds:)` for async code (see the async `poll`).
+@discardableResult
+package func waitUntil(seconds: Double, every interval: Duration = .milliseconds(5),
+                       _ condition: () async throws -> Bool) async throws -> Bool {
+    try await poll(seconds: seconds, every: interval) { try await condition() ? true : nil } ?? false
+}
+
+/// `waitUntil(what, seconds:)` for async code (see the async `poll`).
+package func waitUntil(_ what: String, seconds: Double = 20, every interval: Duration = .milliseconds(10),
+                       _ condition: () async throws -> Bool) async throws {
+    guard try await waitUntil(seconds: seconds, every: interval, condition) else {
         throw WaitTimeout(description: "timed out after \(seconds) s waiting for: \(what)")
     }
+}
+
+/// `pollAsync` and `eventually` are the async `poll` and `waitUntil` under
+/// names of their own, for code that reads better with them.
+package func pollAsync<T>(seconds: Double, every interval: Duration = .milliseconds(5),
+                          _ condition: () async throws -> T?) async throws -> T? {
+    try await poll(seconds: seconds, every: interval, condition)
+}
+
+package func eventually(_ what: String, seconds: Double = 20, every interval: Duration = .milliseconds(10),
+                        _ condition: () async throws -> Bool) async throws {
+    try await waitUntil(what, seconds: seconds, every: interval, condition)
 }

@@ -159,6 +159,24 @@ package final class PostgresServer: @unchecked Sendable {
     }
 }
 
+/// The cluster for async tests: starting it (the first time: initdb, seconds)
+/// and psql are waited for off the cooperative pool (`offThePool`). Same
+/// names: in an async function Swift picks these, and asks for `await`.
+extension PostgresServer {
+    /// `shared.get()`.
+    package static func started() async throws -> PostgresServer {
+        try await offThePool { try shared.get() }
+    }
+
+    package func database(for key: String) async throws -> DatabaseURL {
+        try await offThePool { try self.database(for: key) }
+    }
+
+    package func psql(_ sql: String, database: String = "postgres") async throws -> ToolResult {
+        try await offThePool { try self.psql(sql, database: database) }
+    }
+}
+
 package struct PostgresUnavailable: Error, CustomStringConvertible {
     package let description: String
 }

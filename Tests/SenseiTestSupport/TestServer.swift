@@ -25,17 +25,20 @@ package struct TestServer: Sendable {
 }
 
 /// Starts a server on `dataDirectory` (a new temporary one if nil), runs
-/// `body`, and shuts the server down however `body` ends.
+/// `body`, and shuts the server down however `body` ends. Its turn comes
+/// from `TestServerGate`: a few servers at once.
 package func withTestServer<T>(
     dataDirectory: String? = nil,
     configure: (inout SenseiApplication.Configuration) -> Void = { _ in },
     _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    if let dataDirectory {
-        return try await runTestServer(in: dataDirectory, configure: configure, body)
-    }
-    return try await withTemporaryDirectory { directory in
-        try await runTestServer(in: directory, configure: configure, body)
+    try await TestServerGate.shared.withTurn {
+        if let dataDirectory {
+            return try await runTestServer(in: dataDirectory, configure: configure, body)
+        }
+        return try await withTemporaryDirectory { directory in
+            try await runTestServer(in: directory, configure: configure, body)
+        }
     }
 }
 
@@ -50,6 +53,26 @@ private func runTestServer<T>(
     configuration.http.port = 0
     configuration.http.threads = 4
     configure(&configuration)
+    // Opening the store (PostgreSQL's cluster started once), minting the
+    // tokens, start and shutdown block: off the pool.
+    let server = try await offThePool { [configuration] in try startTestServer(in: directory, configuration) }
+    return try await withCleanup {
+        do {
+            return try await body(server)
+        } catch {
+            // What the server said of itself, for a test that failed by throwing.
+            for entry in server.logs.entries where entry.level >= .notice {
+                print("server log (\(directory)): \(entry.level) \(entry.message)")
+            }
+            throw error
+        }
+    } cleanup: {
+        await offThePool { server.application.shutdown() }
+    }
+}
+
+private func startTestServer(in directory: String, _ configuration: SenseiApplication.Configuration) throws -> TestServer {
+    var configuration = configuration
     if TestBackend.current == .postgresql, configuration.database == nil {
         // The same directory, the same database: a restarted server finds its data.
         configuration.database = try PostgresServer.shared.get().database(for: directory)
@@ -67,15 +90,6 @@ private func runTestServer<T>(
     }
     let admin = try mint(.admin), write = try mint(.write), read = try mint(.read)
     try application.start()
-    defer { application.shutdown() }
-    do {
-        return try await body(TestServer(application: application, dataDirectory: directory, logs: logs,
-                                         adminToken: admin, writeToken: write, readToken: read))
-    } catch {
-        // What the server said of itself, for a test that failed by throwing.
-        for entry in logs.entries where entry.level >= .notice {
-            print("server log (\(directory)): \(entry.level) \(entry.message)")
-        }
-        throw error
-    }
+    return TestServer(application: application, dataDirectory: directory, logs: logs,
+                      adminToken: admin, writeToken: write, readToken: read)
 }

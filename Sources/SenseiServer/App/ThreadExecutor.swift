@@ -4,9 +4,7 @@ import Foundation
 /// progress while the cooperative pool is blocked: the pool has as many
 /// threads as the machine has cores (two on the reference machine). The
 /// application's `ServiceGroup` runs on one, so a caller that blocks in
-/// `SenseiApplication.shutdown` never stalls the shutdown it waits for; a test
-/// that blocks (a socket read, a child process) runs on one (`OwnThreadTrait`),
-/// where two blocked tests used to stall every async wait past its bounds.
+/// `SenseiApplication.shutdown` never stalls the shutdown it waits for.
 package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     /// Guards `jobs` and `stopped`, and wakes the thread.
     private let ready = NSCondition()

@@ -15,26 +15,26 @@ extension BlockingSuites {
 
         @Test func sigkillUnderMQTTLoadLosesNothing() async throws {
             try await withBroker { broker in
-                try withScratchDirectory { directory in
+                try await withScratchDirectory { directory in
                     let arguments = ["--mqtt", broker.url, "--mqtt-topic", "load/#"]
-                    var (server, client) = try startChildServer(directory, arguments)
-                    try waitUntil("connected") { client.mqttHealth == "connected" }
+                    var (server, client) = try await startChildServer(directory, arguments)
+                    try await waitUntil("connected") { await client.mqttHealth == "connected" }
                     let publisher = Thread.detachedResult {
                         try broker.publishLines("load/crash/counter", (1...Self.messages).map(String.init))
                     }
-                    try waitUntil("some messages stored") { try client.metric("sensei_mqtt_readings_stored_total") >= 300 }
-                    let storedBeforeKill = try client.metric("sensei_mqtt_readings_stored_total")
-                    #expect(server.stop(signal: SIGKILL) == SIGKILL)
+                    try await waitUntil("some messages stored") { try await client.metric("sensei_mqtt_readings_stored_total") >= 300 }
+                    let storedBeforeKill = try await client.metric("sensei_mqtt_readings_stored_total")
+                    #expect(await server.stop(signal: SIGKILL) == SIGKILL)
                     #expect(try auditDatabase(in: directory) == "ok")
-                    try waitUntil("the publisher finished", seconds: 60) { publisher.value != nil }
+                    try await waitUntil("the publisher finished", seconds: 60) { publisher.value != nil }
                     try publisher.value?.get()
 
-                    (server, client) = try startChildServer(directory, arguments)
+                    (server, client) = try await startChildServer(directory, arguments)
                     defer { _ = server.stop() }
                     var values: [Double] = []
-                    try waitUntil("every message stored after the restart") {
-                        guard let sensor = try client.mqttSensor(device: "crash", field: "counter") else { return false }
-                        values = try client.values(of: sensor)
+                    try await waitUntil("every message stored after the restart") {
+                        guard let sensor = try await client.mqttSensor(device: "crash", field: "counter") else { return false }
+                        values = try await client.values(of: sensor)
                         return Set(values).count >= Self.messages
                     }
                     let distinct = Set(values)

@@ -20,37 +20,37 @@ extension BlockingSuites {
 
         @Test func aNodeStoppedHalfwayLeavesItsShareToTheOther() async throws {
             try await withHub { hub in
-                let health = try hub.a.client.get("/health").json
+                let health = try await hub.a.client.get("/health").json
                 #expect(health["mqttClientID"]?.stringValue == "sensei-a")
                 #expect(health["mqttShared"]?.boolValue == true)
-                let stop = try hub.publishAll(stoppingA: SIGTERM)
+                let stop = try await hub.publishAll(stoppingA: SIGTERM)
                 #expect(stop.status == 0)
                 #expect(hub.a.server.log.contains("left the shared subscription"), "\(hub.a.server.log.suffix(2000))")
 
-                let stored = try hub.waitForAllValues().reduce(0) { $0 + $1.count }
+                let stored = try await hub.waitForAllValues().reduce(0) { $0 + $1.count }
                 #expect(stored == Self.total, "\(stored - Self.total) stored twice")
-                let byB = try hub.b.client.metric("sensei_mqtt_readings_stored_total")
+                let byB = try await hub.b.client.metric("sensei_mqtt_readings_stored_total")
                 print("MQTT shared subscriptions, SIGTERM (publishing on after it: \(stop.publishingAfter)): "
                       + "\(stored)/\(Self.total) stored once; node b stored \(Int(byB)), probes included")
 
                 // Unsubscribed when it stopped, the node subscribes again when it returns.
-                try hub.restartA()
-                try hub.waitUntilBothTakeMessages()
+                try await hub.restartA()
+                try await hub.waitUntilBothTakeMessages()
             }
         }
 
         @Test func aNodeKilledGetsItsShareWhenItReturns() async throws {
             try await withHub { hub in
-                let kill = try hub.publishAll(stoppingA: SIGKILL)
+                let kill = try await hub.publishAll(stoppingA: SIGKILL)
                 #expect(kill.status == SIGKILL)
-                try hub.restartA()
+                try await hub.restartA()
                 // What node a committed but had not acknowledged when it was
                 // killed comes again (QoS 1); a reading's time is when it was
                 // received, so such a message is stored twice, never lost.
-                let stored = try hub.waitForAllValues().reduce(0) { $0 + $1.count }
+                let stored = try await hub.waitForAllValues().reduce(0) { $0 + $1.count }
                 #expect(stored - Self.total <= 2 * MQTTSubscriber.Configuration.defaultBatchLimit)
                 // Messages published after the kill gave node a its share in its session.
-                let byA = try hub.a.client.metric("sensei_mqtt_readings_stored_total")
+                let byA = try await hub.a.client.metric("sensei_mqtt_readings_stored_total")
                 if kill.publishingAfter { #expect(byA > 0, "node a got nothing from its session") }
                 print("MQTT shared subscriptions, SIGKILL (publishing on after it: \(kill.publishingAfter)): every one "
                       + "of \(Self.total) messages stored, \(stored - Self.total) twice; node a stored \(Int(byA)) on its return")
@@ -78,9 +78,9 @@ extension BlockingSuites {
                 (server, client) = started
             }
 
-            func stop(signal: Int32 = SIGTERM) -> Int32 {
+            func stop(signal: Int32 = SIGTERM) async -> Int32 {
                 if let status { return status }
-                let status = server.stop(signal: signal)
+                let status = await server.stop(signal: signal)
                 self.status = status
                 return status
             }
@@ -94,54 +94,65 @@ extension BlockingSuites {
             private(set) var a: Node
             let b: Node
 
-            init(directory: String, broker: MQTTBroker) throws {
+            private init(directory: String, url: String, broker: MQTTBroker, a: Node, b: Node) {
                 self.directory = directory
+                self.url = url
                 self.broker = broker
-                url = try PostgresServer.shared.get().database(for: directory).description
-                a = try Self.startNode("a", directory, url, broker)
+                self.a = a
+                self.b = b
+            }
+
+            static func start(directory: String, broker: MQTTBroker) async throws -> Hub {
+                let url = try await PostgresServer.started().database(for: directory).description
+                let a = try await startNode("a", directory, url, broker)
                 do {
-                    b = try Self.startNode("b", directory, url, broker)
+                    let b = try await startNode("b", directory, url, broker)
+                    return Hub(directory: directory, url: url, broker: broker, a: a, b: b)
                 } catch {
-                    _ = a.stop()
+                    _ = await a.stop()
                     throw error
                 }
             }
 
             /// Node `name`, with a data directory of its own.
             private static func startNode(_ name: String, _ directory: String, _ url: String,
-                                          _ broker: MQTTBroker) throws -> Node {
-                let node = Node(try startChildServer(directory + "/" + name, [
+                                          _ broker: MQTTBroker) async throws -> Node {
+                let node = Node(try await startChildServer(directory + "/" + name, [
                     "--database", url, "--node-id", name, "--mqtt", broker.url, "--mqtt-topic", "lab/#",
                 ]))
                 do {
-                    try waitUntil("node \(name) connected") { node.client.mqttHealth == "connected" }
+                    try await waitUntil("node \(name) connected") { await node.client.mqttHealth == "connected" }
                 } catch {
-                    _ = node.stop()
+                    _ = await node.stop()
                     throw error
                 }
                 return node
             }
 
             /// Node a again, with the same node id (so the same MQTT session).
-            func restartA() throws {
-                a = try Self.startNode("a", directory, url, broker)
+            func restartA() async throws {
+                a = try await Self.startNode("a", directory, url, broker)
             }
 
-            func stop() {
-                _ = a.stop()
-                _ = b.stop()
+            func stop() async {
+                _ = await a.stop()
+                _ = await b.stop()
+            }
+
+            /// Each node's count of readings stored from MQTT.
+            private func storedByNode() async throws -> [Double] {
+                [try await a.client.metric("sensei_mqtt_readings_stored_total"),
+                 try await b.client.metric("sensei_mqtt_readings_stored_total")]
             }
 
             /// "connected" comes before the broker has the subscription: probes
             /// (sensor `probe`, not counted) until each node has stored one,
             /// which also shows the broker shares the messages out.
-            func waitUntilBothTakeMessages() throws {
-                let before = try [a, b].map { try $0.client.metric("sensei_mqtt_readings_stored_total") }
-                try waitUntil("every node stored a probe", every: .milliseconds(50)) {
-                    try broker.publish("lab/probe/value", "1")
-                    return try zip([a, b], before).allSatisfy {
-                        try $0.client.metric("sensei_mqtt_readings_stored_total") > $1
-                    }
+            func waitUntilBothTakeMessages() async throws {
+                let before = try await storedByNode()
+                try await waitUntil("every node stored a probe", every: .milliseconds(50)) {
+                    try await broker.publish("lab/probe/value", "1")
+                    return zip(try await storedByNode(), before).allSatisfy { $0 > $1 }
                 }
             }
 
@@ -149,15 +160,14 @@ extension BlockingSuites {
             /// with `signal` once some are stored; returns when all are
             /// published: a's exit status, and whether messages were still
             /// being published when the signal went.
-            func publishAll(stoppingA signal: Int32) throws -> (status: Int32, publishingAfter: Bool) {
+            func publishAll(stoppingA signal: Int32) async throws -> (status: Int32, publishingAfter: Bool) {
                 let publisher = Thread.detachedResult { [broker] in try Self.publishAll(broker) }
-                try waitUntil("some messages stored") {
-                    try a.client.metric("sensei_mqtt_readings_stored_total")
-                        + b.client.metric("sensei_mqtt_readings_stored_total") >= 300
+                try await waitUntil("some messages stored") {
+                    try await storedByNode().reduce(0, +) >= 300
                 }
                 let publishingAfter = publisher.value == nil
-                let status = a.stop(signal: signal)
-                try waitUntil("the publisher finished", seconds: 60) { publisher.value != nil }
+                let status = await a.stop(signal: signal)
+                try await waitUntil("the publisher finished", seconds: 60) { publisher.value != nil }
                 try publisher.value?.get()
                 return (status, publishingAfter)
             }
@@ -176,36 +186,43 @@ extension BlockingSuites {
 
             /// Waits until every sensor holds each of its values; returns each
             /// sensor's values (read through node b), read once more after that.
-            func waitForAllValues() throws -> [[Double]] {
+            func waitForAllValues() async throws -> [[Double]] {
                 let expected = Set((0..<MQTTSharedSubscriptionTests.perSensor).map(Double.init))
-                let stored = { [b] in
-                    try (0..<MQTTSharedSubscriptionTests.sensors).map { sensor in
-                        try b.client.mqttSensor(device: "s\(sensor)", field: "value").map(b.client.values(of:)) ?? []
+                let client = b.client
+                func stored() async throws -> [[Double]] {
+                    var values: [[Double]] = []
+                    for sensor in 0..<MQTTSharedSubscriptionTests.sensors {
+                        let found = try await client.mqttSensor(device: "s\(sensor)", field: "value")
+                        values.append(found == nil ? [] : try await client.values(of: found!))
                     }
+                    return values
                 }
-                try waitUntil("every message stored", every: .milliseconds(100)) {
-                    try stored().allSatisfy { Set($0) == expected }
+                try await waitUntil("every message stored", every: .milliseconds(100)) {
+                    try await stored().allSatisfy { Set($0) == expected }
                 }
-                return try stored()
+                return try await stored()
             }
         }
 
         /// Runs `body` with a broker and two nodes, and their cleanup however it ends.
-        private func withHub(_ body: (Hub) throws -> Void) async throws {
+        private func withHub(_ body: (Hub) async throws -> Void) async throws {
             try await withBroker { broker in
-                try withScratchDirectory { directory in
-                    let hub = try Hub(directory: directory, broker: broker)
-                    defer { hub.stop() }
-                    do {
-                        try hub.waitUntilBothTakeMessages()
-                        try body(hub)
-                    } catch {
-                        // What the nodes said, but for their request lines.
-                        let said = { (node: Node) in
-                            "port \(node.client.port): " + node.server.log.split(separator: "\n")
-                                .filter { !$0.contains(" request=") }.suffix(40).joined(separator: "\n")
+                try await withScratchDirectory { directory in
+                    let hub = try await Hub.start(directory: directory, broker: broker)
+                    try await withCleanup {
+                        do {
+                            try await hub.waitUntilBothTakeMessages()
+                            try await body(hub)
+                        } catch {
+                            // What the nodes said, but for their request lines.
+                            let said = { (node: Node) in
+                                "port \(node.client.port): " + node.server.log.split(separator: "\n")
+                                    .filter { !$0.contains(" request=") }.suffix(40).joined(separator: "\n")
+                            }
+                            throw HTTPClientError(description: "\(error)\nnode a, \(said(hub.a))\nnode b, \(said(hub.b))")
                         }
-                        throw HTTPClientError(description: "\(error)\nnode a, \(said(hub.a))\nnode b, \(said(hub.b))")
+                    } cleanup: {
+                        await hub.stop()
                     }
                 }
             }

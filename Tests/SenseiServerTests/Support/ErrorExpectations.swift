@@ -36,8 +36,8 @@ func expectCreated(_ response: HTTPResponse, _ context: String = "",
 }
 
 /// The server still serves, logged no error, and answered no request with a 500.
-func expectStillHealthy(_ server: TestServer, sourceLocation: SourceLocation = #_sourceLocation) throws {
-    let health = try server.anonymous.get("/health")
+func expectStillHealthy(_ server: TestServer, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let health = try await server.anonymous.get("/health")
     #expect(health.status == 200, sourceLocation: sourceLocation)
     #expect(try health.json["status"] == .string("ok"), sourceLocation: sourceLocation)
     for entry in server.logs.entries {
@@ -67,12 +67,12 @@ func padded(_ json: String, to count: Int) -> String {
 
 /// A request whose path is raw bytes, which `request` (taking a String) cannot send.
 func rawRequest(_ client: TestHTTPClient, _ method: String, _ path: [UInt8],
-                        body: [UInt8]? = nil) throws -> HTTPResponse {
+                        body: [UInt8]? = nil) async throws -> HTTPResponse {
     var head = bytes("\(method) ", path, " HTTP/1.1\r\nHost: 127.0.0.1:\(client.port)\r\nConnection: close\r\n")
     if let token = client.token { head += Array("Authorization: Bearer \(token)\r\n".utf8) }
     if let body { head += Array("Content-Type: application/json\r\nContent-Length: \(body.count)\r\n".utf8) }
     head += Array("\r\n".utf8)
-    return try client.raw(head + (body ?? []))
+    return try await client.raw(head + (body ?? []))
 }
 
 /// A POST to `/sensors/probe/data` with the body in 1000-byte chunks and no Content-Length.
@@ -115,4 +115,10 @@ func exchange(_ client: TestHTTPClient, _ request: [UInt8], timeoutSeconds: Int 
             throw HTTPClientError(description: "no answer within \(timeoutSeconds) s (errno \(errno))")
         }
     }
+}
+
+/// `exchange` for async tests: the wait for the answer, off the cooperative
+/// pool (`offThePool`).
+func exchange(_ client: TestHTTPClient, _ request: [UInt8], timeoutSeconds: Int = 5) async throws -> HTTPResponse {
+    try await offThePool { try exchange(client, request, timeoutSeconds: timeoutSeconds) }
 }

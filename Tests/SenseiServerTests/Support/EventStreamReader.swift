@@ -8,7 +8,8 @@ import Glibc
 /// A server-sent-events client over a raw loopback socket: HTTP/1.0, so the
 /// body is the events as they are (no chunk framing) and its end is the
 /// connection's. Reads with short socket timeouts against a deadline.
-final class EventStreamReader {
+/// Unchecked: one test reads it at a time; the async reads hand it to a thread and wait.
+final class EventStreamReader: @unchecked Sendable {
     let status: Int
     let headers: [String: String]
     private let socket: Int32

@@ -136,6 +136,31 @@ final class MosquittoBroker: @unchecked Sendable {
     }
 }
 
+/// Starts, stops and publishes (`mosquitto_pub`) for async tests, waited for off the
+/// cooperative pool (`offThePool`). Same names: in an async function Swift
+/// picks these, and asks for `await`.
+extension MosquittoBroker {
+    func start() async throws {
+        try await offThePool { try self.start() }
+    }
+
+    func stop(signal: Int32 = SIGTERM) async {
+        await offThePool { self.stop(signal: signal) }
+    }
+
+    func publish(_ topic: String, _ payload: String, qos: Int = 1, retain: Bool = false) async throws {
+        try await offThePool { try self.publish(topic, payload, qos: qos, retain: retain) }
+    }
+
+    func publish(_ topic: String, _ payload: [UInt8], qos: Int = 1, retain: Bool = false) async throws {
+        try await offThePool { try self.publish(topic, payload, qos: qos, retain: retain) }
+    }
+
+    func publishLines(_ topic: String, _ lines: [String]) async throws {
+        try await offThePool { try self.publishLines(topic, lines) }
+    }
+}
+
 struct BrokerError: Error, CustomStringConvertible {
     var description: String
 }
@@ -144,8 +169,7 @@ struct BrokerError: Error, CustomStringConvertible {
 func withBroker<T>(_ body: (MosquittoBroker) async throws -> T) async throws -> T {
     try await withTemporaryDirectory { directory in
         let broker = try MosquittoBroker(directory: directory + "/broker")
-        try broker.start()
-        defer { broker.stop() }
-        return try await body(broker)
+        try await broker.start()
+        return try await withCleanup { try await body(broker) } cleanup: { await broker.stop() }
     }
 }

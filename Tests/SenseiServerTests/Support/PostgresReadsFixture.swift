@@ -22,9 +22,21 @@ final class PostgresReadsFixture: Sendable {
     let codes = ["gauge", "counter", "raw", "sparse", "silent", "empty"]
     let ids: [Int64]
 
-    static var available: Bool { (try? PostgresServer.shared.get()) != nil }
+    /// Whether the cluster runs; the first call waits for its start off the
+    /// cooperative pool (`PostgresServer.started`).
+    static var available: Bool {
+        get async { (try? await PostgresServer.started()) != nil }
+    }
 
     static let shared: Result<PostgresReadsFixture, any Error> = Result { try PostgresReadsFixture() }
+
+    /// `shared`, waited for off the cooperative pool: the first call loads
+    /// both stores, and waits for PostgreSQL's cluster if another test is
+    /// starting it; on a pool thread, the suite's tests waiting for it at
+    /// once held both threads (every test stood still for 46 s).
+    static func ready() async throws -> PostgresReadsFixture {
+        try await offThePool { try shared.get() }
+    }
 
     private init() throws {
         let directory = NSTemporaryDirectory() + "sensei-pgreads-" + UUID().uuidString

@@ -18,7 +18,7 @@ import Glibc
 /// on Swift's cooperative pool (two threads on the reference machine), so
 /// these run one at a time, leaving the other thread to the rest of the tests
 /// (run side by side, they starved an async client-timeout test to 26 s).
-@Suite(.serialized, .ownThread) enum BlockingSuites {}
+@Suite(.serialized) enum BlockingSuites {}
 
 /// The pre-shared admin token the child servers of these tests run with.
 let childToken = "child-test-token"
@@ -29,6 +29,12 @@ func startChildServer(_ directory: String, _ arguments: [String] = []) throws ->
     let (server, port) = try ServerProcess.start(dataDirectory: directory, environment: ["SENSEI_TOKEN": childToken],
                                                  extraArguments: arguments)
     return (server, TestHTTPClient(port: port, token: childToken))
+}
+
+/// `startChildServer` for async tests: the wait for the child's port, off the
+/// cooperative pool (`offThePool`).
+func startChildServer(_ directory: String, _ arguments: [String] = []) async throws -> (ServerProcess, TestHTTPClient) {
+    try await offThePool { try startChildServer(directory, arguments) }
 }
 
 /// Threads that block (on sockets) outside Swift's concurrency pool.

@@ -44,6 +44,25 @@ extension TestServer {
             }
         }
     }
+
+    /// `column` for async tests: on PostgreSQL it runs psql, a child waited
+    /// for off the cooperative pool (`offThePool`). Same name: in an async
+    /// function Swift picks this, and asks for `await`.
+    func column(_ sql: String) async throws -> [String?] {
+        try await offThePool { try column(sql) }
+    }
+
+    /// `compact` for async tests, off the pool (a pass over every sensor).
+    func compact(now: Timestamp) async throws -> CompactionPass {
+        try await offThePool { try compact(now: now) }
+    }
+
+    /// `insertReadings` for async tests: the wait for the commit, off the pool.
+    @discardableResult
+    func insertReadings(_ readings: [ReadingInput], into reference: SensorReference,
+                        createIfMissing: Bool) async throws -> Int {
+        try await offThePool { try insertReadings(readings, into: reference, createIfMissing: createIfMissing) }
+    }
 }
 
 extension ReadingStore {
@@ -60,6 +79,24 @@ extension ReadingStore {
         try waitForCompletion {
             insertReadings(readings, into: reference, createIfMissing: createIfMissing, receivedAt: receivedAt,
                            completion: $0)
+        }
+    }
+}
+
+/// The waits for a commit for async tests, off the cooperative pool
+/// (`offThePool`): a test waiting on the store holds no thread of it. Same
+/// names: in an async function Swift picks these, and asks for `await`.
+extension ReadingStore {
+    @discardableResult
+    func ingestCommitted(_ points: [SeriesPoint]) async throws -> SeriesIngestOutcome {
+        try await offThePool { try self.ingestCommitted(points) }
+    }
+
+    @discardableResult
+    func insertCommitted(_ readings: [ReadingInput], into reference: SensorReference,
+                         createIfMissing: Bool, receivedAt: Timestamp = .now()) async throws -> Int {
+        try await offThePool {
+            try self.insertCommitted(readings, into: reference, createIfMissing: createIfMissing, receivedAt: receivedAt)
         }
     }
 }

@@ -124,10 +124,12 @@ final class WebhookReceiver: @unchecked Sendable {
         return socket
     }
 
-    /// Waits (up to `seconds`) until `condition` holds of the requests; returns them.
+    /// Waits (up to `seconds`) until `condition` holds of the requests;
+    /// returns them. It sleeps between looks (`poll`) without holding a
+    /// thread of the cooperative pool.
     @discardableResult
-    func wait(seconds: Double = 20, until condition: ([Received]) -> Bool) throws -> [Received] {
-        if let met = poll(seconds: seconds, every: .milliseconds(10), { () -> [Received]? in
+    func wait(seconds: Double = 20, until condition: ([Received]) -> Bool) async throws -> [Received] {
+        if let met = try await poll(seconds: seconds, every: .milliseconds(10), { () async -> [Received]? in
             let now = requests
             return condition(now) ? now : nil
         }) { return met }

@@ -22,6 +22,13 @@ extension TestServer {
         try store.insertReadings(inputs, into: .code(code), createIfMissing: true)
     }
 
+    /// `post` for async tests: the wait for the commit, off the cooperative
+    /// pool (`offThePool`). Same name: in an async function Swift picks this,
+    /// and asks for `await`.
+    func post(_ code: String, _ readings: [(Int64, Double)]) async throws {
+        try await offThePool { try post(code, readings) }
+    }
+
     func delete(_ code: String) throws {
         try store.deleteSensor(.code(code))
     }
