@@ -77,7 +77,7 @@ public struct JSONWriter: Sendable {
 
     public mutating func int(_ value: Int64) {
         separate()
-        appendDigits(value)
+        appendInteger(value, to: &bytes)
     }
 
     public mutating func int(_ value: Int) { int(Int64(value)) }
@@ -120,11 +120,6 @@ public struct JSONWriter: Sendable {
             endObject()
         }
     }
-
-    private mutating func appendDigits(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        appendUnsigned(value.magnitude, to: &bytes)
-    }
 }
 
 /// Formats a number the way the API writes it: integral values below 2^53 as
@@ -135,8 +130,7 @@ public func appendNumber(_ value: Double, to bytes: inout [UInt8]) {
         return
     }
     if value.rounded() == value && abs(value) < 9.007_199_254_740_992e15 {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        appendUnsigned(Int64(value).magnitude, to: &bytes)
+        appendInteger(Int64(value), to: &bytes)
     } else if !appendShortDecimal(value, to: &bytes) {
         bytes.append(contentsOf: value.description.utf8)
     }

@@ -35,20 +35,3 @@ func appendShortDecimal(_ value: Double, to bytes: inout [UInt8]) -> Bool {
     }
     return false
 }
-
-/// The decimal digits of `value`.
-public func appendUnsigned(_ value: UInt64, to bytes: inout [UInt8]) {
-    var rest = value
-    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                 UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    var count = 0
-    withUnsafeMutableBytes(of: &digits) { buffer in
-        repeat {
-            buffer[19 - count] = UInt8(rest % 10) + 48
-            rest /= 10
-            count += 1
-        } while rest > 0
-        bytes.append(contentsOf: buffer[(20 - count)...])
-    }
-}

@@ -9,7 +9,8 @@ import PostgresNIO
 /// Each sensor's rows and packed hours come through a `LATERAL` subquery
 /// with its own limit, as `PostgresReadingRange` pages one sensor. A sensor
 /// that fills its limit may hold more: the rest is walked on its own,
-/// after the last key seen, before the next sensor's readings.
+/// after the last key seen, before the next sensor's readings. A single
+/// range is walked alone from the start.
 struct PostgresRangesTogether {
     let ranges: [PostgresReadingRange]
 
@@ -21,6 +22,10 @@ struct PostgresRangesTogether {
         guard let hi = ranges.first?.hi, ranges.contains(where: { $0.lo <= $0.hi }) else { return }
         precondition(ranges.allSatisfy { $0.hi == hi }, "ranges read together share their upper bound")
         let limit = min(max(1, limit), PostgresReadingRange.largestPage)
+        // One sensor alone: its own walk, whose pages grow as it goes on.
+        if ranges.count == 1 {
+            return try ranges[0].forEach(ascending: true, expected: limit, in: session) { try body(0, $0, $1) }
+        }
         var query = PostgresQuery(unsafeSQL: """
             SELECT s.n, r.key, r.value, r.data
             FROM unnest($1::int8[], $2::int8[], $3::int8[]) WITH ORDINALITY AS s(id, rows_from, blocks_from, n)

@@ -58,7 +58,7 @@ extension PostgresStore: ReadingStore {
                     PostgresReadingRange(sensorID: sensor.id, lo: query.cursor?.sensorID == sensor.id
                                              ? max(lo, query.cursor!.position) : lo, hi: hi)
                 }
-                func hand(_ index: Int, _ ts: Int64, _ value: Double) throws -> Bool {
+                try PostgresRangesTogether(ranges: ranges).forEach(limit: remaining + 1, in: session) { index, ts, value in
                     guard remaining > 0 else {
                         next = BulkCursor(sensorID: run[run.startIndex + index].id, position: ts)
                         return false
@@ -66,11 +66,6 @@ extension PostgresStore: ReadingStore {
                     try visit(run[run.startIndex + index].sensor, ts, value)
                     remaining -= 1
                     return true
-                }
-                if ranges.count == 1 {
-                    try ranges[0].forEach(ascending: true, expected: remaining + 1, in: session) { try hand(0, $0, $1) }
-                } else {
-                    try PostgresRangesTogether(ranges: ranges).forEach(limit: remaining + 1, in: session, hand)
                 }
                 if next != nil { break }
             }

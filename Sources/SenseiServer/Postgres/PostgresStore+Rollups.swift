@@ -127,13 +127,6 @@ extension PostgresStore: RollupStore {
             // A sensor's readings are at least as many as its rows: a run's
             // readings that fit the page are rows that fit it.
             for run in Self.runs(of: sensors, fitting: { remaining + 1 }) {
-                if run.count == 1, let sensor = run.first {
-                    // One more than fits: the first row of the next page, if any.
-                    let rows = try Self.aggregateRows(of: sensor.id, level: level, from: from(sensor), through: hi,
-                                                      limit: remaining + 1, in: session)
-                    guard try hand(rows, of: sensor.sensor) else { return next }
-                    continue
-                }
                 let ranges = run.map { sensor in
                     let bounds = Self.aggregateBounds(level: level, from: from(sensor), through: hi)
                     return PostgresReadingRange(sensorID: sensor.id, lo: bounds.first, hi: bounds.last)
@@ -149,6 +142,9 @@ extension PostgresStore: RollupStore {
                         current = run.startIndex + index
                         rows = []
                     }
+                    // One more row than fits is the next page's first, as
+                    // `aggregateRows` stops: its start is all that is needed.
+                    if rows.count == remaining + 1, level.start(of: ts) != rows[remaining].start { return false }
                     rows.fold(ts, value, level: level)
                     return true
                 }

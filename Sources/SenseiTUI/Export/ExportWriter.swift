@@ -26,11 +26,7 @@ final class ExportWriter {
         switch format {
         case .lineProtocol:
             appendNumber(reading.value, to: &buffer)
-            buffer.append(UInt8(ascii: " "))
-            // Sensei keeps milliseconds: the nanoseconds are six zeros more.
-            if reading.timestamp.milliseconds < 0 { buffer.append(UInt8(ascii: "-")) }
-            appendUnsigned(reading.timestamp.milliseconds.magnitude, to: &buffer)
-            buffer.append(contentsOf: [48, 48, 48, 48, 48, 48])
+            Self.appendNanoseconds(reading.timestamp.milliseconds, to: &buffer)
         case .csv:
             reading.timestamp.appendRFC3339(to: &buffer)
             buffer.append(UInt8(ascii: ","))
@@ -64,11 +60,7 @@ final class ExportWriter {
             switch format {
             case .lineProtocol:
                 buffer.append(contentsOf: page[item.value])
-                buffer.append(UInt8(ascii: " "))
-                // Sensei keeps milliseconds: the nanoseconds are six zeros more.
-                if item.milliseconds < 0 { buffer.append(UInt8(ascii: "-")) }
-                appendUnsigned(item.milliseconds.magnitude, to: &buffer)
-                buffer.append(contentsOf: [48, 48, 48, 48, 48, 48])
+                Self.appendNanoseconds(item.milliseconds, to: &buffer)
             case .csv:
                 buffer.append(contentsOf: page[item.timestamp])
                 buffer.append(UInt8(ascii: ","))
@@ -84,6 +76,14 @@ final class ExportWriter {
         var buffer = take()
         defer { self.buffer = buffer }
         try flush(&buffer)
+    }
+
+    /// A line protocol line's timestamp after its field: Sensei keeps
+    /// milliseconds, so the nanoseconds are six zeros more.
+    private static func appendNanoseconds(_ milliseconds: Int64, to buffer: inout [UInt8]) {
+        buffer.append(UInt8(ascii: " "))
+        appendInteger(milliseconds, to: &buffer)
+        buffer.append(contentsOf: [48, 48, 48, 48, 48, 48])
     }
 
     /// The buffer, moved out so that appending to it copies nothing.

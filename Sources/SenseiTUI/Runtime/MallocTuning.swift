@@ -12,9 +12,10 @@ enum MallocTuning {
     /// `M_ARENA_MAX` of malloc.h.
     private static let arenaMax: Int32 = -8
 
-    /// At start, before a second thread runs (`SenseiCommand.main`): one
-    /// arena (or `count`), however many threads the pools run (the dashboard
-    /// allocates little, and rarely from two threads at once).
+    /// At start, before a second thread runs (`SenseiCommand.prepareProcess`,
+    /// from `main.swift`): one arena (or `count`), however many threads the
+    /// pools run (the dashboard allocates little, and rarely from two threads
+    /// at once).
     static func limitArenas(_ count: Int32 = 1) {
         #if canImport(Glibc)
         guard let symbol = dlsym(nil, "mallopt") else { return }
