@@ -10,6 +10,10 @@ scripts/install-deps.sh
 # Debian does not package: built once from Debian's influxdb source into .build.
 INFLUX_INSPECT=$(scripts/influx-inspect.sh)
 export INFLUX_INSPECT
+# At most 8 tests at once (docs/testing.md, "How the tests work"): Swift
+# Testing starts every test together on a pool of as many threads as cores,
+# and each resumed test waits behind every other running test's work.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-8}
 swift test "$@"
 echo "=== the server's tests again on PostgreSQL"
 SENSEI_TEST_BACKEND=postgresql swift test --skip-build --filter SenseiServerTests "$@"

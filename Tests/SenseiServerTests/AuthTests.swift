@@ -189,20 +189,22 @@ struct AuthTests {
             configuration.http.port = 0
             let application = try SenseiApplication(configuration: configuration, logger: .init(label: "test"))
             try application.start()
-            defer { application.shutdown() }
-
-            let path = configuration.tokenFilePath
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            #expect((attributes[.posixPermissions] as? Int) == 0o600)
-            let directoryAttributes = try FileManager.default.attributesOfItem(atPath: configuration.dataDirectory)
-            #expect((directoryAttributes[.posixPermissions] as? Int) == 0o700)
-            let secret = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            let tokens = try application.tokens.tokens()
-            #expect(tokens.count == 1)
-            #expect(tokens.first?.scope == .admin)
-            let client = TestHTTPClient(port: application.port, token: secret)
-            #expect(try await client.post("/sensors", json: #"{"code":"x"}"#).status == 201)
-            #expect(try await TestHTTPClient(port: application.port, token: nil).get("/sensors").status == 401)
+            try await withCleanup {
+                let path = configuration.tokenFilePath
+                let attributes = try FileManager.default.attributesOfItem(atPath: path)
+                #expect((attributes[.posixPermissions] as? Int) == 0o600)
+                let directoryAttributes = try FileManager.default.attributesOfItem(atPath: configuration.dataDirectory)
+                #expect((directoryAttributes[.posixPermissions] as? Int) == 0o700)
+                let secret = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+                let tokens = try application.tokens.tokens()
+                #expect(tokens.count == 1)
+                #expect(tokens.first?.scope == .admin)
+                let client = TestHTTPClient(port: application.port, token: secret)
+                #expect(try await client.post("/sensors", json: #"{"code":"x"}"#).status == 201)
+                #expect(try await TestHTTPClient(port: application.port, token: nil).get("/sensors").status == 401)
+            } cleanup: {
+                await application.shutdown()
+            }
         }
     }
 

@@ -10,50 +10,53 @@ import Synchronization
 /// servers that are serving (and ingesting) at the time.
 @Suite("Backup and restore", .sqliteOnly)
 struct BackupTests {
-    /// Synchronous, as the stress suites are: four writer threads flood a
-    /// child server, and an async test's every resumption queued behind the
-    /// synchronous tests on the cooperative pool (68 s in the full run, past
-    /// the child's 30 s compaction interval, which packed the history).
-    @Test func backupWhileIngestingHoldsEveryAcknowledgedReading() throws {
-        try withScratchDirectory { directory in
-            let data = directory + "/data"
-            let (server, port) = try ServerProcess.start(dataDirectory: data, environment: ["SENSEI_TOKEN": "backup-test"])
-            defer { _ = server.stop() }
-            let client = TestHTTPClient(port: port, token: "backup-test")
-            // Some history first, so that the copy has pages to go through.
-            for sensor in 0..<4 {
-                let items = (0..<5_000).map { #"{"timestamp":\#(1_600_000_000 + $0 * 30),"value":\#($0)}"# }
-                #expect(try client.post("/sensors/h\(sensor)/data", json: #"{"data":[\#(items.joined(separator: ","))]}"#).status == 201)
+    /// Its body off the pool, as the stress suites' are: four writer threads
+    /// flood a child server, and an async test's every resumption queued
+    /// behind the other tests' work on the cooperative pool (68 s in the
+    /// full run, past the child's 30 s compaction interval, which packed the
+    /// history).
+    @Test func backupWhileIngestingHoldsEveryAcknowledgedReading() async throws {
+        try await offThePool {
+            try withScratchDirectory { directory in
+                let data = directory + "/data"
+                let (server, port) = try ServerProcess.start(dataDirectory: data, environment: ["SENSEI_TOKEN": "backup-test"])
+                defer { _ = server.stop() }
+                let client = TestHTTPClient(port: port, token: "backup-test")
+                // Some history first, so that the copy has pages to go through.
+                for sensor in 0..<4 {
+                    let items = (0..<5_000).map { #"{"timestamp":\#(1_600_000_000 + $0 * 30),"value":\#($0)}"# }
+                    #expect(try client.post("/sensors/h\(sensor)/data", json: #"{"data":[\#(items.joined(separator: ","))]}"#).status == 201)
+                }
+
+                let ingest = Ingestion(client: client, writers: 4)
+                ingest.waitFor(acknowledged: 100)
+                let before = ingest.acknowledged()
+                let backupPath = directory + "/copy.sqlite"
+                let backup = try runTool(ServerProcess.executable.path, ["backup", backupPath, "--data-dir", data], timeout: 120)
+                let during = ingest.acknowledged().count - before.count
+                ingest.stop()
+
+                #expect(backup.status == 0, "\(backup.error)")
+                #expect(backup.output.hasPrefix("backed up "))
+                #expect(ingest.failures == 0, "POSTs failed while the backup ran")
+                print("backup: \(backup.output.trimmingCharacters(in: .newlines)); \(during) POSTs acknowledged meanwhile")
+
+                let copy = try openReadOnly(backupPath)
+                try copy.read { db in
+                    #expect(try String.fetchAll(db, sql: "PRAGMA integrity_check") == ["ok"])
+                    #expect(try Int.fetchOne(db, sql: "PRAGMA user_version") == SenseiStore.schemaVersion)
+                    #expect(try String.fetchOne(db, sql: "PRAGMA journal_mode") == "delete")
+                    #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM readings WHERE sensor_id IN (SELECT id FROM sensors WHERE code GLOB 'h*')") == 20_000)
+                    let stored = try Set(Row.fetchAll(db, sql: """
+                        SELECT code, ts FROM readings JOIN sensors ON sensors.id = sensor_id WHERE code GLOB 'w*'
+                        """).map { Acknowledged(code: $0[0], timestamp: $0[1]) })
+                    let missing = before.subtracting(stored)
+                    #expect(missing.isEmpty, "\(missing.count) of \(before.count) readings acknowledged before the backup are missing")
+                }
+                let attributes = try FileManager.default.attributesOfItem(atPath: backupPath)
+                #expect((attributes[.posixPermissions] as? Int) == 0o600)
+                #expect(!FileManager.default.fileExists(atPath: backupPath + ".partial"))
             }
-
-            let ingest = Ingestion(client: client, writers: 4)
-            ingest.waitFor(acknowledged: 100)
-            let before = ingest.acknowledged()
-            let backupPath = directory + "/copy.sqlite"
-            let backup = try runTool(ServerProcess.executable.path, ["backup", backupPath, "--data-dir", data], timeout: 120)
-            let during = ingest.acknowledged().count - before.count
-            ingest.stop()
-
-            #expect(backup.status == 0, "\(backup.error)")
-            #expect(backup.output.hasPrefix("backed up "))
-            #expect(ingest.failures == 0, "POSTs failed while the backup ran")
-            print("backup: \(backup.output.trimmingCharacters(in: .newlines)); \(during) POSTs acknowledged meanwhile")
-
-            let copy = try openReadOnly(backupPath)
-            try copy.read { db in
-                #expect(try String.fetchAll(db, sql: "PRAGMA integrity_check") == ["ok"])
-                #expect(try Int.fetchOne(db, sql: "PRAGMA user_version") == SenseiStore.schemaVersion)
-                #expect(try String.fetchOne(db, sql: "PRAGMA journal_mode") == "delete")
-                #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM readings WHERE sensor_id IN (SELECT id FROM sensors WHERE code GLOB 'h*')") == 20_000)
-                let stored = try Set(Row.fetchAll(db, sql: """
-                    SELECT code, ts FROM readings JOIN sensors ON sensors.id = sensor_id WHERE code GLOB 'w*'
-                    """).map { Acknowledged(code: $0[0], timestamp: $0[1]) })
-                let missing = before.subtracting(stored)
-                #expect(missing.isEmpty, "\(missing.count) of \(before.count) readings acknowledged before the backup are missing")
-            }
-            let attributes = try FileManager.default.attributesOfItem(atPath: backupPath)
-            #expect((attributes[.posixPermissions] as? Int) == 0o600)
-            #expect(!FileManager.default.fileExists(atPath: backupPath + ".partial"))
         }
     }
 

@@ -23,38 +23,40 @@ extension BlockingSuites {
         static let cycles = 5
         static let arguments = ["--threads", "4", "--compaction-interval", "0.05"]
 
-        @Test func sigkillMidLoadLosesNothingAcknowledged() throws {
-            let started = ContinuousClock.now
-            let ledger = WriteLedger()
-            var random = SplitMix64(seed: 0xC0FFEE)
-            var packedHoursSeen = 0
-            try withScratchDirectory { directory in
-                var (server, client) = try startChildServer(directory, Self.arguments)
-                for cycle in 1...Self.cycles {
-                    let writers = ThreadGroup()
-                    let before = ledger.acknowledgedRequests
-                    let target = client
-                    writers.start(WriteLoad.writers) { writer in WriteLoad(writer: writer, client: target, ledger: ledger).run() }
-                    // Kill at a different point of each cycle: after 150 to 600 more 201s (or 4 s).
-                    let killAt = before + 150 + Int(random.next() % 450)
-                    waitUntil(seconds: 4) { ledger.acknowledgedRequests >= killAt }
-                    #expect(ledger.acknowledgedRequests > before, "cycle \(cycle): no write acknowledged")
-                    #expect(server.stop(signal: SIGKILL) == SIGKILL)
-                    #expect(writers.join(seconds: 30), "cycle \(cycle): writers still blocked after the kill")
-                    #expect(try auditDatabase(in: directory) == "ok", "cycle \(cycle): the database as the kill left it")
+        @Test func sigkillMidLoadLosesNothingAcknowledged() async throws {
+            try await offThePool {
+                let started = ContinuousClock.now
+                let ledger = WriteLedger()
+                var random = SplitMix64(seed: 0xC0FFEE)
+                var packedHoursSeen = 0
+                try withScratchDirectory { directory in
+                    var (server, client) = try startChildServer(directory, Self.arguments)
+                    for cycle in 1...Self.cycles {
+                        let writers = ThreadGroup()
+                        let before = ledger.acknowledgedRequests
+                        let target = client
+                        writers.start(WriteLoad.writers) { writer in WriteLoad(writer: writer, client: target, ledger: ledger).run() }
+                        // Kill at a different point of each cycle: after 150 to 600 more 201s (or 4 s).
+                        let killAt = before + 150 + Int(random.next() % 450)
+                        waitUntil(seconds: 4) { ledger.acknowledgedRequests >= killAt }
+                        #expect(ledger.acknowledgedRequests > before, "cycle \(cycle): no write acknowledged")
+                        #expect(server.stop(signal: SIGKILL) == SIGKILL)
+                        #expect(writers.join(seconds: 30), "cycle \(cycle): writers still blocked after the kill")
+                        #expect(try auditDatabase(in: directory) == "ok", "cycle \(cycle): the database as the kill left it")
 
-                    (server, client) = try startChildServer(directory, Self.arguments)
-                    let stored = try expectSensorsMatchTheirReadings(client, "cycle \(cycle)")
-                    packedHoursSeen = max(packedHoursSeen, try packedHours(in: directory))
-                    ledger.check(stored, cycle: cycle)
+                        (server, client) = try startChildServer(directory, Self.arguments)
+                        let stored = try expectSensorsMatchTheirReadings(client, "cycle \(cycle)")
+                        packedHoursSeen = max(packedHoursSeen, try packedHours(in: directory))
+                        ledger.check(stored, cycle: cycle)
+                    }
+                    #expect(server.stop() == 0)
+                    #expect(try auditDatabase(in: directory) == "ok")
+                    #expect(packedHoursSeen > 0, "nothing was ever packed")
+                    try expectRollupsMatchReadings(in: directory, "after \(Self.cycles) kills")
                 }
-                #expect(server.stop() == 0)
-                #expect(try auditDatabase(in: directory) == "ok")
-                #expect(packedHoursSeen > 0, "nothing was ever packed")
-                try expectRollupsMatchReadings(in: directory, "after \(Self.cycles) kills")
+                for failure in ledger.failures.prefix(20) { Issue.record("\(failure)") }
+                print("crash safety: \(ledger.summary), in \((ContinuousClock.now - started).seconds)")
             }
-            for failure in ledger.failures.prefix(20) { Issue.record("\(failure)") }
-            print("crash safety: \(ledger.summary), in \((ContinuousClock.now - started).seconds)")
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
@@ -25,75 +26,79 @@ extension BlockingSuites {
         /// Two clients at once, each replaying its own sequence (seed + worker).
         static let workers = 2
 
-        @Test func hostileRequestsNeverCrashOrYield500() throws {
-            let started = ContinuousClock.now
-            try withScratchDirectory { directory in
-                let (server, client) = try startChildServer(directory, ["--threads", "2", "--log-level", "notice"])
-                defer { _ = server.stop() }
-                let tally = FuzzTally()
-                let group = ThreadGroup()
-                group.start(Self.workers) { worker in
-                    var fuzzer = RequestFuzzer(seed: Self.seed &+ UInt64(worker), token: childToken)
-                    for index in 0..<(Self.cases / Self.workers) where !tally.serverDown {
-                        let request = fuzzer.next()
-                        let label = "SENSEI_FUZZ_SEED=\(Self.seed), worker \(worker), case \(index)"
-                        do {
-                            let response = try deliver(request, to: client)
-                            tally.record(response?.status, problem: problem(with: request, response), label, request)
-                        } catch {
-                            tally.record(nil, problem: "\(error)", label, request)
-                            if (try? client.connect()).map({ close($0) }) == nil { tally.markDown() }
+        @Test func hostileRequestsNeverCrashOrYield500() async throws {
+            try await offThePool {
+                let started = ContinuousClock.now
+                try withScratchDirectory { directory in
+                    let (server, client) = try startChildServer(directory, ["--threads", "2", "--log-level", "notice"])
+                    defer { _ = server.stop() }
+                    let tally = FuzzTally()
+                    let group = ThreadGroup()
+                    group.start(Self.workers) { worker in
+                        var fuzzer = RequestFuzzer(seed: Self.seed &+ UInt64(worker), token: childToken)
+                        for index in 0..<(Self.cases / Self.workers) where !tally.serverDown {
+                            let request = fuzzer.next()
+                            let label = "SENSEI_FUZZ_SEED=\(Self.seed), worker \(worker), case \(index)"
+                            do {
+                                let response = try deliver(request, to: client)
+                                tally.record(response?.status, problem: problem(with: request, response), label, request)
+                            } catch {
+                                tally.record(nil, problem: "\(error)", label, request)
+                                if (try? client.connect()).map({ close($0) }) == nil { tally.markDown() }
+                            }
                         }
                     }
+                    #expect(group.join(seconds: 1_800))
+                    #expect(server.process.isRunning, "the server died: \(server.log.suffix(2000))")
+                    for failure in tally.failures.prefix(10) { Issue.record("\(failure)") }
+                    let health = try client.get("/health")
+                    #expect(health.status == 200 && health.text.hasPrefix(#"{"status":"ok""#))
+                    let logged = server.log.split(separator: "\n").filter {
+                        let level = $0.split(separator: " ").dropFirst().first
+                        return level == "error" || level == "critical"
+                    }
+                    #expect(logged.isEmpty, "logged: \(logged.prefix(5).joined(separator: "\n"))")
+                    let stored = try expectSensorsMatchTheirReadings(client, "after fuzzing")
+                    #expect(server.stop() == 0)
+                    #expect(try auditDatabase(in: directory) == "ok")
+                    try expectRollupsMatchReadings(in: directory, "after fuzzing")
+                    print("fuzz: SENSEI_FUZZ_SEED=\(Self.seed), \(tally.summary), in \((ContinuousClock.now - started).seconds); "
+                          + "then \(stored.count) sensors, \(stored.values.map(\.count).reduce(0, +)) readings consistent")
                 }
-                #expect(group.join(seconds: 1_800))
-                #expect(server.process.isRunning, "the server died: \(server.log.suffix(2000))")
-                for failure in tally.failures.prefix(10) { Issue.record("\(failure)") }
-                let health = try client.get("/health")
-                #expect(health.status == 200 && health.text.hasPrefix(#"{"status":"ok""#))
-                let logged = server.log.split(separator: "\n").filter {
-                    let level = $0.split(separator: " ").dropFirst().first
-                    return level == "error" || level == "critical"
-                }
-                #expect(logged.isEmpty, "logged: \(logged.prefix(5).joined(separator: "\n"))")
-                let stored = try expectSensorsMatchTheirReadings(client, "after fuzzing")
-                #expect(server.stop() == 0)
-                #expect(try auditDatabase(in: directory) == "ok")
-                try expectRollupsMatchReadings(in: directory, "after fuzzing")
-                print("fuzz: SENSEI_FUZZ_SEED=\(Self.seed), \(tally.summary), in \((ContinuousClock.now - started).seconds); "
-                      + "then \(stored.count) sensors, \(stored.values.map(\.count).reduce(0, +)) readings consistent")
             }
         }
 
         /// Well-formed cases sent back to back on one keep-alive connection, 2
         /// to 6 at a time: each is answered, in order, as it would be alone, so
         /// nothing of one request (its body, its state) leaks into the next.
-        @Test func pipelinedRequestsAreAnsweredInOrder() throws {
-            try withScratchDirectory { directory in
-                let (server, client) = try startChildServer(directory, ["--threads", "2", "--log-level", "notice"])
-                defer { _ = server.stop() }
-                var fuzzer = RequestFuzzer(seed: Self.seed &+ 1_000, token: childToken)
-                var answered = 0
-                for round in 0..<(Self.cases / 10) {
-                    var batch: [RequestFuzzer.Case] = []
-                    while batch.count < 2 + round % 5 {
-                        let request = fuzzer.next(keepAlive: true)
-                        if request.wellFormed && request.answerOwed { batch.append(request) }
-                    }
-                    let label = "SENSEI_FUZZ_SEED=\(Self.seed), pipelined round \(round)"
-                    let responses = try deliverPipelined(batch, to: client)
-                    answered += responses.count
-                    #expect(responses.count == batch.count,
-                            "\(label): \(responses.count) answers to \(batch.count) requests\n    \(batch.map(\.description).joined(separator: "\n    "))")
-                    for (request, response) in zip(batch, responses) {
-                        if let problem = problem(with: request, response) {
-                            Issue.record("\(label): \(problem)\n    \(request)")
+        @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+            try await offThePool {
+                try withScratchDirectory { directory in
+                    let (server, client) = try startChildServer(directory, ["--threads", "2", "--log-level", "notice"])
+                    defer { _ = server.stop() }
+                    var fuzzer = RequestFuzzer(seed: Self.seed &+ 1_000, token: childToken)
+                    var answered = 0
+                    for round in 0..<(Self.cases / 10) {
+                        var batch: [RequestFuzzer.Case] = []
+                        while batch.count < 2 + round % 5 {
+                            let request = fuzzer.next(keepAlive: true)
+                            if request.wellFormed && request.answerOwed { batch.append(request) }
+                        }
+                        let label = "SENSEI_FUZZ_SEED=\(Self.seed), pipelined round \(round)"
+                        let responses = try deliverPipelined(batch, to: client)
+                        answered += responses.count
+                        #expect(responses.count == batch.count,
+                                "\(label): \(responses.count) answers to \(batch.count) requests\n    \(batch.map(\.description).joined(separator: "\n    "))")
+                        for (request, response) in zip(batch, responses) {
+                            if let problem = problem(with: request, response) {
+                                Issue.record("\(label): \(problem)\n    \(request)")
+                            }
                         }
                     }
+                    #expect(server.process.isRunning)
+                    try expectSensorsMatchTheirReadings(client, "after pipelining")
+                    print("fuzz: \(answered) requests answered in order, pipelined 2 to 6 on a connection")
                 }
-                #expect(server.process.isRunning)
-                try expectSensorsMatchTheirReadings(client, "after pipelining")
-                print("fuzz: \(answered) requests answered in order, pipelined 2 to 6 on a connection")
             }
         }
 
@@ -102,40 +107,42 @@ extension BlockingSuites {
         /// inside the body or gives a value that writes and parses back the same;
         /// readings come out finite, in range and at most 10 minutes ahead, or
         /// are refused with a 422 that says why.
-        @Test func mutatedBodiesParseOrFailCleanly() throws {
-            var fuzzer = RequestFuzzer(seed: Self.seed, token: "")
-            let now = Timestamp.now()
-            var parsed = 0, readings = 0
-            for index in 0..<(Self.cases * 10) {
-                let body = fuzzer.anyBody()
-                let label = "SENSEI_FUZZ_SEED=\(Self.seed), body \(index): \(String(decoding: body.prefix(300), as: UTF8.self))"
-                let value: JSONValue
-                do {
-                    value = try JSONParser.parse(body)
-                } catch {
-                    #expect((0...body.count).contains(error.offset) && !error.reason.isEmpty, "\(label): \(error)")
-                    continue
-                }
-                parsed += 1
-                if value.isFinite {
-                    #expect(try JSONParser.parse(value.serialized) == value, "\(label): \(value.serialized) reads back otherwise")
-                }
-                do {
-                    let inputs = try ReadingPayload.parse(value, now: now)
-                    readings += inputs.count
-                    for input in inputs {
-                        #expect(input.value.isFinite, "\(label)")
-                        if let timestamp = input.timestamp {
-                            #expect(Timestamp.range.contains(timestamp.milliseconds), "\(label)")
-                            #expect(timestamp.milliseconds <= now.milliseconds + ReadingPayload.maximumClockSkew, "\(label)")
-                            #expect(Timestamp(rfc3339: timestamp.rfc3339) == timestamp, "\(label): \(timestamp)")
-                        }
+        @Test func mutatedBodiesParseOrFailCleanly() async throws {
+            try await offThePool { () throws in
+                var fuzzer = RequestFuzzer(seed: Self.seed, token: "")
+                let now = Timestamp.now()
+                var parsed = 0, readings = 0
+                for index in 0..<(Self.cases * 10) {
+                    let body = fuzzer.anyBody()
+                    let label = "SENSEI_FUZZ_SEED=\(Self.seed), body \(index): \(String(decoding: body.prefix(300), as: UTF8.self))"
+                    let value: JSONValue
+                    do throws(JSONParseError) {
+                        value = try JSONParser.parse(body)
+                    } catch {
+                        #expect((0...body.count).contains(error.offset) && !error.reason.isEmpty, "\(label): \(error)")
+                        continue
                     }
-                } catch {
-                    #expect(error.status == 422 && !(error.message.isEmpty), "\(label): \(error)")
+                    parsed += 1
+                    if value.isFinite {
+                        #expect(try JSONParser.parse(value.serialized) == value, "\(label): \(value.serialized) reads back otherwise")
+                    }
+                    do throws(APIError) {
+                        let inputs = try ReadingPayload.parse(value, now: now)
+                        readings += inputs.count
+                        for input in inputs {
+                            #expect(input.value.isFinite, "\(label)")
+                            if let timestamp = input.timestamp {
+                                #expect(Timestamp.range.contains(timestamp.milliseconds), "\(label)")
+                                #expect(timestamp.milliseconds <= now.milliseconds + ReadingPayload.maximumClockSkew, "\(label)")
+                                #expect(Timestamp(rfc3339: timestamp.rfc3339) == timestamp, "\(label): \(timestamp)")
+                            }
+                        }
+                    } catch {
+                        #expect(error.status == 422 && !(error.message.isEmpty), "\(label): \(error)")
+                    }
                 }
+                print("fuzz: \(Self.cases * 10) bodies into the parser: \(parsed) parsed, \(readings) readings accepted")
             }
-            print("fuzz: \(Self.cases * 10) bodies into the parser: \(parsed) parsed, \(readings) readings accepted")
         }
     }
 }

@@ -17,155 +17,161 @@ extension BlockingSuites {
     /// the harness's backend.
     @Suite("Several nodes on one PostgreSQL", .enabled(if: TestBackend.current == .sqlite))
     struct MultiNodeTests {
-        @Test func aWriteThroughOneNodeIsReadAndStreamedThroughTheOther() throws {
-            try withCluster(["a", "b"]) { cluster in
-                let (a, b) = (cluster.client(0), cluster.client(1))
-                #expect(try a.post("/sensors/porch/data", json: #"{"value":20}"#).status == 201)
-                // Acknowledged by A: B reads it at once.
-                #expect(try b.get("/sensors/porch").json["count"] == .number(1))
-                let stream = try EventStreamReader(client: b, path: "/stream?sensor=porch")
-                let posted = ContinuousClock.now
-                #expect(try a.post("/sensors/porch/data", json: #"{"value":21.5}"#).status == 201)
-                // The first reading may reach b's stream after it opened (b reads
-                // a's events a round later): the one posted now is the one timed.
-                var event = try #require(try stream.nextEvent(within: 5))
-                if event.data["value"] == .number(20) { event = try #require(try stream.nextEvent(within: 5)) }
-                let delay = ContinuousClock.now - posted
-                print("several nodes: a reading written through node a reached node b's stream in \(delay)")
-                #expect(event.name == "reading")
-                #expect(event.data["sensor"] == .string("porch") && event.data["value"] == .number(21.5))
-                #expect(delay < .seconds(2))
+        @Test func aWriteThroughOneNodeIsReadAndStreamedThroughTheOther() async throws {
+            try await offThePool {
+                try withCluster(["a", "b"]) { cluster in
+                    let (a, b) = (cluster.client(0), cluster.client(1))
+                    #expect(try a.post("/sensors/porch/data", json: #"{"value":20}"#).status == 201)
+                    // Acknowledged by A: B reads it at once.
+                    #expect(try b.get("/sensors/porch").json["count"] == .number(1))
+                    let stream = try EventStreamReader(client: b, path: "/stream?sensor=porch")
+                    let posted = ContinuousClock.now
+                    #expect(try a.post("/sensors/porch/data", json: #"{"value":21.5}"#).status == 201)
+                    // The first reading may reach b's stream after it opened (b reads
+                    // a's events a round later): the one posted now is the one timed.
+                    var event = try #require(try stream.nextEvent(within: 5))
+                    if event.data["value"] == .number(20) { event = try #require(try stream.nextEvent(within: 5)) }
+                    let delay = ContinuousClock.now - posted
+                    print("several nodes: a reading written through node a reached node b's stream in \(delay)")
+                    #expect(event.name == "reading")
+                    #expect(event.data["sensor"] == .string("porch") && event.data["value"] == .number(21.5))
+                    #expect(delay < .seconds(2))
 
-                // A token revoked through the command stops working on every node within 2 s.
-                let made = try ServerProcess.run(["token", "create", "--name", "kiosk", "--scope", "read",
-                                                  "--database", cluster.databaseURL])
-                #expect(made.status == 0, "\(made.error)")
-                let kiosk = made.output.trimmingCharacters(in: .whitespacesAndNewlines)
-                #expect(try a.get("/sensors", token: kiosk).status == 200)
-                #expect(try b.get("/sensors", token: kiosk).status == 200)
-                let revoked = try ServerProcess.run(["token", "revoke", "kiosk", "--database", cluster.databaseURL])
-                #expect(revoked.status == 0, "\(revoked.error)")
-                let refusedBy = ContinuousClock.now + .seconds(2)
-                #expect(waitUntil(seconds: 2.5) {
-                    (try? a.get("/sensors", token: kiosk).status) == 401 && (try? b.get("/sensors", token: kiosk).status) == 401
-                })
-                #expect(ContinuousClock.now <= refusedBy + .milliseconds(500))
+                    // A token revoked through the command stops working on every node within 2 s.
+                    let made = try ServerProcess.run(["token", "create", "--name", "kiosk", "--scope", "read",
+                                                      "--database", cluster.databaseURL])
+                    #expect(made.status == 0, "\(made.error)")
+                    let kiosk = made.output.trimmingCharacters(in: .whitespacesAndNewlines)
+                    #expect(try a.get("/sensors", token: kiosk).status == 200)
+                    #expect(try b.get("/sensors", token: kiosk).status == 200)
+                    let revoked = try ServerProcess.run(["token", "revoke", "kiosk", "--database", cluster.databaseURL])
+                    #expect(revoked.status == 0, "\(revoked.error)")
+                    let refusedBy = ContinuousClock.now + .seconds(2)
+                    #expect(waitUntil(seconds: 2.5) {
+                        (try? a.get("/sensors", token: kiosk).status) == 401 && (try? b.get("/sensors", token: kiosk).status) == 401
+                    })
+                    #expect(ContinuousClock.now <= refusedBy + .milliseconds(500))
+                }
             }
         }
 
         /// 8 writers, half through each node; node a is SIGKILLed twice and
         /// restarted while node b keeps taking writes. Every reading that got a
         /// 201 is there once, with its value, and nothing else is.
-        @Test func aNodeKilledTwiceUnderLoadLosesNothingAcknowledged() throws {
-            try withCluster(["a", "b"]) { cluster in
-                let ledger = Mutex<[Int: [Int64: Double]]>([:])  // writer → timestamp → value acknowledged
-                let attempted = Mutex<[Int: [Int64: Double]]>([:])
-                let stop = Atomic<Bool>(false)
-                let acknowledged = Atomic<Int>(0)
-                let writers = ThreadGroup()
-                let base: Int64 = 1_700_000_000_000
-                writers.start(8) { writer in
-                    var round: Int64 = 0
-                    while !stop.load(ordering: .relaxed) {
-                        round += 1
-                        let timestamp = base + round * 1000 + Int64(writer)
-                        let value = Double(writer) * 1_000_000 + Double(round)
-                        attempted.withLock { $0[writer, default: [:]][timestamp] = value }
-                        // Even writers through node a (when it is up), odd through node b.
-                        let client = cluster.client(writer % 2 == 0 ? 0 : 1)
-                        let body = #"{"timestamp":\#(Double(timestamp) / 1000),"value":\#(value)}"#
-                        guard let response = try? client.post("/sensors/w\(writer)/data", json: body),
-                              response.status == 201 else { continue }
-                        ledger.withLock { $0[writer, default: [:]][timestamp] = value }
-                        acknowledged.add(1, ordering: .relaxed)
+        @Test func aNodeKilledTwiceUnderLoadLosesNothingAcknowledged() async throws {
+            try await offThePool {
+                try withCluster(["a", "b"]) { cluster in
+                    let ledger = Mutex<[Int: [Int64: Double]]>([:])  // writer → timestamp → value acknowledged
+                    let attempted = Mutex<[Int: [Int64: Double]]>([:])
+                    let stop = Atomic<Bool>(false)
+                    let acknowledged = Atomic<Int>(0)
+                    let writers = ThreadGroup()
+                    let base: Int64 = 1_700_000_000_000
+                    writers.start(8) { writer in
+                        var round: Int64 = 0
+                        while !stop.load(ordering: .relaxed) {
+                            round += 1
+                            let timestamp = base + round * 1000 + Int64(writer)
+                            let value = Double(writer) * 1_000_000 + Double(round)
+                            attempted.withLock { $0[writer, default: [:]][timestamp] = value }
+                            // Even writers through node a (when it is up), odd through node b.
+                            let client = cluster.client(writer % 2 == 0 ? 0 : 1)
+                            let body = #"{"timestamp":\#(Double(timestamp) / 1000),"value":\#(value)}"#
+                            guard let response = try? client.post("/sensors/w\(writer)/data", json: body),
+                                  response.status == 201 else { continue }
+                            ledger.withLock { $0[writer, default: [:]][timestamp] = value }
+                            acknowledged.add(1, ordering: .relaxed)
+                        }
                     }
-                }
-                for kill in 1...2 {
-                    let before = acknowledged.load(ordering: .relaxed)
-                    #expect(waitUntil(seconds: 20) { acknowledged.load(ordering: .relaxed) >= before + 300 },
-                            "kill \(kill): writes did not go on")
-                    cluster.kill(0)
-                    // Node b alone keeps taking writes.
-                    let alone = acknowledged.load(ordering: .relaxed)
-                    #expect(waitUntil(seconds: 20) { acknowledged.load(ordering: .relaxed) >= alone + 200 },
-                            "kill \(kill): node b took no writes while node a was down")
-                    try cluster.restart(0)
-                }
-                let last = acknowledged.load(ordering: .relaxed)
-                #expect(waitUntil(seconds: 20) { acknowledged.load(ordering: .relaxed) >= last + 200 })
-                stop.store(true, ordering: .relaxed)
-                #expect(writers.join(seconds: 30))
+                    for kill in 1...2 {
+                        let before = acknowledged.load(ordering: .relaxed)
+                        #expect(waitUntil(seconds: 20) { acknowledged.load(ordering: .relaxed) >= before + 300 },
+                                "kill \(kill): writes did not go on")
+                        cluster.kill(0)
+                        // Node b alone keeps taking writes.
+                        let alone = acknowledged.load(ordering: .relaxed)
+                        #expect(waitUntil(seconds: 20) { acknowledged.load(ordering: .relaxed) >= alone + 200 },
+                                "kill \(kill): node b took no writes while node a was down")
+                        try cluster.restart(0)
+                    }
+                    let last = acknowledged.load(ordering: .relaxed)
+                    #expect(waitUntil(seconds: 20) { acknowledged.load(ordering: .relaxed) >= last + 200 })
+                    stop.store(true, ordering: .relaxed)
+                    #expect(writers.join(seconds: 30))
 
-                let b = cluster.client(1)
-                let (acked, tried) = (ledger.withLock { $0 }, attempted.withLock { $0 })
-                for writer in 0..<8 {
-                    let stored = try readAll(b, "w\(writer)")
-                    let wanted = acked[writer] ?? [:]
-                    #expect(!wanted.isEmpty, "writer \(writer): nothing acknowledged")
-                    for (timestamp, value) in wanted where stored[timestamp] != value {
-                        Issue.record("writer \(writer): acknowledged \(timestamp)=\(value), stored \(String(describing: stored[timestamp]))")
+                    let b = cluster.client(1)
+                    let (acked, tried) = (ledger.withLock { $0 }, attempted.withLock { $0 })
+                    for writer in 0..<8 {
+                        let stored = try readAll(b, "w\(writer)")
+                        let wanted = acked[writer] ?? [:]
+                        #expect(!wanted.isEmpty, "writer \(writer): nothing acknowledged")
+                        for (timestamp, value) in wanted where stored[timestamp] != value {
+                            Issue.record("writer \(writer): acknowledged \(timestamp)=\(value), stored \(String(describing: stored[timestamp]))")
+                        }
+                        // Anything else stored was sent (a request cut off by the kill may or may not have landed).
+                        for (timestamp, value) in stored where tried[writer]?[timestamp] != value {
+                            Issue.record("writer \(writer): \(timestamp)=\(value) stored but never sent")
+                        }
+                        #expect(try b.get("/sensors/w\(writer)").json["count"] == .number(Double(stored.count)))
                     }
-                    // Anything else stored was sent (a request cut off by the kill may or may not have landed).
-                    for (timestamp, value) in stored where tried[writer]?[timestamp] != value {
-                        Issue.record("writer \(writer): \(timestamp)=\(value) stored but never sent")
-                    }
-                    #expect(try b.get("/sensors/w\(writer)").json["count"] == .number(Double(stored.count)))
+                    print("several nodes: \(acknowledged.load(ordering: .relaxed)) writes acknowledged by 2 nodes while node a was SIGKILLed twice; all there once")
                 }
-                print("several nodes: \(acknowledged.load(ordering: .relaxed)) writes acknowledged by 2 nodes while node a was SIGKILLed twice; all there once")
             }
         }
 
         /// A rule made through one node fires and resolves once across the
         /// nodes; when the node delivering it is killed, the other takes the
         /// outbox over and the receiver gets the notification once.
-        @Test func anAlertFiresAndResolvesOnceAcrossTheNodesAlsoWhenTheDelivererIsKilled() throws {
-            let receiver = try WebhookReceiver()
-            try withCluster(["a", "b"], ["--alert-tick", "0.2", "--alert-retry", "0.2"]) { cluster in
-                // The lease: held by one node, which delivers.
-                var holder = -1
-                #expect(waitUntil(seconds: 10) {
-                    holder = (0...1).first { cluster.holdsLease($0) } ?? -1
-                    return holder >= 0
-                })
-                let other = 1 - holder
-                #expect(!cluster.holdsLease(other))
-                #expect(try cluster.client(other).post("/sensors/boiler/data", json: #"{"value":60}"#).status == 201)
-                // Made, and written to, through the node that does not evaluate.
-                let created = try cluster.client(other).post("/alerts", json: #"""
-                    {"name":"Boiler hot","sensor":"boiler","condition":"above","threshold":80,
-                     "notify":["\#(receiver.url())"]}
-                    """#)
-                #expect(created.status == 201)
-                let id = try #require(try created.json["id"]?.intValue)
-                let stream = try EventStreamReader(client: cluster.client(other), path: "/stream?sensor=boiler")
-                #expect(try cluster.client(other).post("/sensors/boiler/data", json: #"{"value":90}"#).status == 201)
-                // The holder's evaluation reaches this node's stream as an alert event.
-                var firing: JSONValue?
-                while firing == nil, let event = try stream.nextEvent(within: 5) {
-                    if event.name == "alert" { firing = event.data }
-                }
-                #expect(firing?["change"] == .string("state") && firing?["alert"]?["state"] == .string("firing"))
-                #expect(waitUntil(seconds: 10) { receiver.accepted.count == 1 })
-                #expect(receiver.accepted.first?.json?["state"] == .string("firing"))
-                #expect(try cluster.client(other).get("/alerts/\(id)").json["state"] == .string("firing"))
+        @Test func anAlertFiresAndResolvesOnceAcrossTheNodesAlsoWhenTheDelivererIsKilled() async throws {
+            try await offThePool {
+                let receiver = try WebhookReceiver()
+                try withCluster(["a", "b"], ["--alert-tick", "0.2", "--alert-retry", "0.2"]) { cluster in
+                    // The lease: held by one node, which delivers.
+                    var holder = -1
+                    #expect(waitUntil(seconds: 10) {
+                        holder = (0...1).first { cluster.holdsLease($0) } ?? -1
+                        return holder >= 0
+                    })
+                    let other = 1 - holder
+                    #expect(!cluster.holdsLease(other))
+                    #expect(try cluster.client(other).post("/sensors/boiler/data", json: #"{"value":60}"#).status == 201)
+                    // Made, and written to, through the node that does not evaluate.
+                    let created = try cluster.client(other).post("/alerts", json: #"""
+                        {"name":"Boiler hot","sensor":"boiler","condition":"above","threshold":80,
+                         "notify":["\#(receiver.url())"]}
+                        """#)
+                    #expect(created.status == 201)
+                    let id = try #require(try created.json["id"]?.intValue)
+                    let stream = try EventStreamReader(client: cluster.client(other), path: "/stream?sensor=boiler")
+                    #expect(try cluster.client(other).post("/sensors/boiler/data", json: #"{"value":90}"#).status == 201)
+                    // The holder's evaluation reaches this node's stream as an alert event.
+                    var firing: JSONValue?
+                    while firing == nil, let event = try stream.nextEvent(within: 5) {
+                        if event.name == "alert" { firing = event.data }
+                    }
+                    #expect(firing?["change"] == .string("state") && firing?["alert"]?["state"] == .string("firing"))
+                    #expect(waitUntil(seconds: 10) { receiver.accepted.count == 1 })
+                    #expect(receiver.accepted.first?.json?["state"] == .string("firing"))
+                    #expect(try cluster.client(other).get("/alerts/\(id)").json["state"] == .string("firing"))
 
-                // The receiver refuses for now: the holder keeps retrying the
-                // resolution, and is killed while it does.
-                receiver.answer(Array(repeating: 503, count: 10_000))
-                #expect(try cluster.client(other).post("/sensors/boiler/data", json: #"{"value":20}"#).status == 201)
-                #expect(waitUntil(seconds: 10) { receiver.requests.count >= 3 })
-                cluster.kill(holder)
-                let killed = ContinuousClock.now
-                receiver.answer([])
-                #expect(waitUntil(seconds: 30) { receiver.accepted.count == 2 }, "no node took the delivery over")
-                print("several nodes: the resolution left by a killed node was delivered \(ContinuousClock.now - killed) after the kill")
-                #expect(receiver.accepted.last?.json?["state"] == .string("resolved"))
-                #expect(waitUntil(seconds: 5) { cluster.holdsLease(other) })
-                // Once each: nothing more comes.
-                try cluster.restart(holder)
-                #expect(try cluster.client(holder).get("/alerts/\(id)").json["state"] == .string("ok"))
-                #expect(!waitUntil(seconds: 2) { receiver.accepted.count > 2 })
-                #expect(receiver.accepted.map { $0.json?["state"] } == [.string("firing"), .string("resolved")])
+                    // The receiver refuses for now: the holder keeps retrying the
+                    // resolution, and is killed while it does.
+                    receiver.answer(Array(repeating: 503, count: 10_000))
+                    #expect(try cluster.client(other).post("/sensors/boiler/data", json: #"{"value":20}"#).status == 201)
+                    #expect(waitUntil(seconds: 10) { receiver.requests.count >= 3 })
+                    cluster.kill(holder)
+                    let killed = ContinuousClock.now
+                    receiver.answer([])
+                    #expect(waitUntil(seconds: 30) { receiver.accepted.count == 2 }, "no node took the delivery over")
+                    print("several nodes: the resolution left by a killed node was delivered \(ContinuousClock.now - killed) after the kill")
+                    #expect(receiver.accepted.last?.json?["state"] == .string("resolved"))
+                    #expect(waitUntil(seconds: 5) { cluster.holdsLease(other) })
+                    // Once each: nothing more comes.
+                    try cluster.restart(holder)
+                    #expect(try cluster.client(holder).get("/alerts/\(id)").json["state"] == .string("ok"))
+                    #expect(!waitUntil(seconds: 2) { receiver.accepted.count > 2 })
+                    #expect(receiver.accepted.map { $0.json?["state"] } == [.string("firing"), .string("resolved")])
+                }
             }
         }
     }

@@ -46,7 +46,7 @@ struct RestartTests {
                 configuration.http.port = UInt16(first.port)
                 let second = try SenseiApplication(configuration: configuration, logger: Logger(label: "test"))
                 #expect(throws: HTTPServerError.self) { try second.start() }
-                second.shutdown()
+                await second.shutdown()
             }
             #expect(try await first.reader.get("/health").status == 200)
         }

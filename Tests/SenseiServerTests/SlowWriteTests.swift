@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+import SenseiTestSupport
 import SenseiModels
 @testable import SenseiServer
 
@@ -24,22 +25,24 @@ extension BlockingSuites {
         /// connection still suspended, so a SIGTERM while a write waited longer
         /// than the shutdown's grace (a stalled disk, or the quadratic receive-time
         /// insert) crashed the server. Such a request now gets 503, and the stop is clean.
-        @Test func shutdownAnswersWhatStillWaitsWith503() throws {
-            let held = Mutex<[Responder]>([])
-            // Never answered: a write that never commits.
-            let server = Self.bareServer { _, responder in
-                held.withLock { $0.append(responder) }
+        @Test func shutdownAnswersWhatStillWaitsWith503() async throws {
+            try await offThePool {
+                let held = Mutex<[Responder]>([])
+                // Never answered: a write that never commits.
+                let server = Self.bareServer { _, responder in
+                    held.withLock { $0.append(responder) }
+                }
+                try server.start()
+                let client = TestHTTPClient(port: server.port, token: nil)
+                let answer = Thread.detachedResult { try client.post("/slow", json: "{}") }
+                waitUntil(seconds: 5) { !held.withLock { $0.isEmpty } }
+                #expect(held.withLock { $0.count } == 1)
+                server.shutdown(grace: .milliseconds(200))
+                waitUntil(seconds: 5) { answer.value != nil }
+                let response = try #require(try answer.value?.get())
+                expectError(response, 503, "a request still suspended at shutdown", mentioning: "stopping")
+                #expect(response.headers["retry-after"] == "1")
             }
-            try server.start()
-            let client = TestHTTPClient(port: server.port, token: nil)
-            let answer = Thread.detachedResult { try client.post("/slow", json: "{}") }
-            waitUntil(seconds: 5) { !held.withLock { $0.isEmpty } }
-            #expect(held.withLock { $0.count } == 1)
-            server.shutdown(grace: .milliseconds(200))
-            waitUntil(seconds: 5) { answer.value != nil }
-            let response = try #require(try answer.value?.get())
-            expectError(response, 503, "a request still suspended at shutdown", mentioning: "stopping")
-            #expect(response.headers["retry-after"] == "1")
         }
 
         /// Regression: a handler that returned, leaving its answer for later,
@@ -47,7 +50,11 @@ extension BlockingSuites {
         /// connection while libmicrohttpd stopped, and libmicrohttpd aborted
         /// the process (seen once as exit status 6 under SIGTERM with 8
         /// writers). Past that point a request is answered 503 at once instead.
-        @Test func aHandlerReturningDuringTheStopDoesNotSuspend() throws {
+        @Test func aHandlerReturningDuringTheStopDoesNotSuspend() async throws {
+            try await offThePool { try Self.handlerReturningDuringTheStop() }
+        }
+
+        private static func handlerReturningDuringTheStop() throws {
             let entered = DispatchSemaphore(value: 0)
             let release = DispatchSemaphore(value: 0)
             // Blocks its worker until released, then leaves the answer for later.
@@ -81,24 +88,26 @@ extension BlockingSuites {
         /// 0.9 s, 4,000 10 s; a 1 MiB body holds ~80,000). Compared with the
         /// same batch carrying timestamps, so the check does not depend on the
         /// machine's speed.
-        @Test func receiveTimeBatchCostsNoMoreThanATimestampedOne() throws {
-            try withScratchDirectory { directory in
-                let (server, client) = try startChildServer(directory)
-                defer { _ = server.stop() }
-                func timedPost(_ code: String, _ items: [String]) throws -> Duration {
-                    let started = ContinuousClock.now
-                    let response = try client.post("/sensors/\(code)/data", json: #"{"data":[\#(items.joined(separator: ","))]}"#)
-                    #expect(response.status == 201)
-                    return ContinuousClock.now - started
+        @Test func receiveTimeBatchCostsNoMoreThanATimestampedOne() async throws {
+            try await offThePool {
+                try withScratchDirectory { directory in
+                    let (server, client) = try startChildServer(directory)
+                    defer { _ = server.stop() }
+                    func timedPost(_ code: String, _ items: [String]) throws -> Duration {
+                        let started = ContinuousClock.now
+                        let response = try client.post("/sensors/\(code)/data", json: #"{"data":[\#(items.joined(separator: ","))]}"#)
+                        #expect(response.status == 201)
+                        return ContinuousClock.now - started
+                    }
+                    let stamped = try timedPost("stamped", (0..<4_000).map { #"{"timestamp":\#(1_700_000_000 + $0),"value":1}"# })
+                    let received = try timedPost("received", Array(repeating: #"{"value":1}"#, count: 4_000))
+                    #expect(try client.get("/sensors/received").json["count"] == .number(4_000))
+                    // Generous, for a loaded machine: the quadratic insert took 10 s for
+                    // 4,000 where a linear one takes a fraction of a second.
+                    #expect(received < stamped * 10 + .seconds(2),
+                            "4,000 receive-time readings took \(received.seconds), with timestamps \(stamped.seconds)")
+                    print("slow writes: 4,000 receive-time readings in \(received.seconds), with timestamps \(stamped.seconds)")
                 }
-                let stamped = try timedPost("stamped", (0..<4_000).map { #"{"timestamp":\#(1_700_000_000 + $0),"value":1}"# })
-                let received = try timedPost("received", Array(repeating: #"{"value":1}"#, count: 4_000))
-                #expect(try client.get("/sensors/received").json["count"] == .number(4_000))
-                // Generous, for a loaded machine: the quadratic insert took 10 s for
-                // 4,000 where a linear one takes a fraction of a second.
-                #expect(received < stamped * 10 + .seconds(2),
-                        "4,000 receive-time readings took \(received.seconds), with timestamps \(stamped.seconds)")
-                print("slow writes: 4,000 receive-time readings in \(received.seconds), with timestamps \(stamped.seconds)")
             }
         }
     }

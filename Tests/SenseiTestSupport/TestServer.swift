@@ -67,7 +67,7 @@ private func runTestServer<T>(
             throw error
         }
     } cleanup: {
-        await offThePool { server.application.shutdown() }
+        await server.application.shutdown()
     }
 }
 

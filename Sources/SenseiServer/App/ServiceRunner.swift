@@ -10,8 +10,11 @@ import Synchronization
 /// stopped (after a signal, in `serve`), `shutdown` triggers the graceful
 /// shutdown and blocks until it is over.
 ///
-/// Its own executor: a caller blocked in `shutdown` on a thread of the
-/// cooperative pool must not be the thread the shutdown needs.
+/// Its own executor, so that the services' tasks do not wait for the
+/// cooperative pool. That is not the whole of it: in the tests, two
+/// `shutdown`s blocking both threads of a two-thread pool never returned
+/// (gdb showed nothing else running). Callers on the pool call it off the
+/// pool; the server calls it from its main thread.
 package final class ServiceRunner: Sendable {
     private let group: ServiceGroup
     private let executor: ThreadExecutor

@@ -3,8 +3,7 @@ import Foundation
 /// A task executor with one thread of its own, for async code that must
 /// progress while the cooperative pool is blocked: the pool has as many
 /// threads as the machine has cores (two on the reference machine). The
-/// application's `ServiceGroup` runs on one, so a caller that blocks in
-/// `SenseiApplication.shutdown` never stalls the shutdown it waits for.
+/// application's `ServiceGroup` runs on one (`ServiceRunner`).
 package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     /// Guards `jobs` and `stopped`, and wakes the thread.
     private let ready = NSCondition()

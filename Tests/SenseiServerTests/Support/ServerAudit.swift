@@ -14,10 +14,12 @@ import Glibc
 // Helpers for the tests that drive the real binary hard (crash safety,
 // overload, fuzzing, slow writes), which block on sockets and threads.
 
-/// The suites that block for seconds at a time. Even a synchronous test runs
-/// on Swift's cooperative pool (two threads on the reference machine), so
-/// these run one at a time, leaving the other thread to the rest of the tests
-/// (run side by side, they starved an async client-timeout test to 26 s).
+/// The suites that drive real processes hard and block for seconds at a
+/// time (threads of writers, raw sockets, SIGKILL cycles). A synchronous
+/// test would hold a thread of Swift's cooperative pool (two on the
+/// reference machine) for its whole run, and these take minutes together:
+/// each runs its body off the pool (`offThePool`), and they run one at a
+/// time so that their loads do not measure each other.
 @Suite(.serialized) enum BlockingSuites {}
 
 /// The pre-shared admin token the child servers of these tests run with.

@@ -1,4 +1,5 @@
 import Foundation
+import SenseiTestSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -7,40 +8,16 @@ import Glibc
 
 /// A loopback listener that answers every request with one canned response
 /// and records the request heads, for what a real server never sends (an HTML
-/// error page, a malformed body) or never does (stay silent). With no
-/// response it never accepts: the kernel completes the handshake, the request
-/// goes unanswered, and the client must time out.
+/// error page, a malformed body). `SilentHTTPServer` never answers.
 final class CannedHTTPServer: Sendable {
     let port: Int
     private let socket: Int32
     private let heads = Mutex<[String]>([])
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
-    private let serving: Bool
 
-    init(status: Int = 200, contentType: String = "application/json", body: String?) throws {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard socket >= 0, bound == 0, listen(socket, 16) == 0 else {
-            if socket >= 0 { close(socket) }
-            throw CannedServerError(description: "cannot listen on loopback: errno \(errno)")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(socket, $0, &length) }
-        }
-        self.socket = socket
-        port = Int(UInt16(bigEndian: address.sin_port))
-        serving = body != nil
-        guard let body else { return }
+    init(status: Int = 200, contentType: String = "application/json", body: String) throws {
+        (socket, port) = try openLoopbackListener()
         let response = Array(("HTTP/1.1 \(status) Canned\r\nContent-Type: \(contentType)\r\n"
             + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body).utf8)
         Thread.detachNewThread { [self] in
@@ -54,7 +31,7 @@ final class CannedHTTPServer: Sendable {
 
     func stop() {
         stopped.store(true, ordering: .relaxed)
-        if serving { finished.wait() }
+        finished.wait()
         close(socket)
     }
 
@@ -88,9 +65,30 @@ extension Array where Element == UInt8 {
     }
 }
 
-/// A loopback port nothing listens on: bound, then closed.
+/// A listening socket on a port of loopback the kernel chooses.
+func openLoopbackListener() throws -> (socket: Int32, port: Int) {
+    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+    }
+    guard socket >= 0, bound == 0, listen(socket, 16) == 0 else {
+        if socket >= 0 { close(socket) }
+        throw CannedServerError(description: "cannot listen on loopback: errno \(errno)")
+    }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(socket, $0, &length) }
+    }
+    return (socket, Int(UInt16(bigEndian: address.sin_port)))
+}
+
+/// A loopback port nothing listens on.
 func closedPort() throws -> Int {
-    let listener = try CannedHTTPServer(body: nil)
-    listener.stop()
-    return listener.port
+    try FreePort.find()
 }
