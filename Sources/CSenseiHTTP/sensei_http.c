@@ -128,7 +128,14 @@ struct sensei_daemon *sensei_daemon_start(const struct sensei_daemon_config *con
                                        char *error, size_t error_size) {
     struct sockaddr_storage address;
     memset(&address, 0, sizeof address);
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL
+    // poll(2), not epoll: libmicrohttpd 0.9.75's MHD_quiesce_daemon (our
+    // shutdown's first step) races a worker's MHD_epoll over removing the
+    // listening socket from the epoll set, and the loser aborts the process
+    // ("Failed to remove listen FD from epoll set", seen in a full test
+    // run). With poll, quiescing only tells each worker through its
+    // inter-thread channel. poll costs a pass over a worker's connections
+    // (at most 512 over all workers by default; a home lab holds tens).
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL
                        | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 
     const char *host = (config->host && config->host[0]) ? config->host : NULL;

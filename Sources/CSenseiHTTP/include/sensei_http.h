@@ -28,7 +28,7 @@ typedef void (*sensei_log_fn)(void *cls, const char *message);
 struct sensei_daemon_config {
     const char *host;                 // NULL or "" = every address
     uint16_t port;                    // 0 = any free port
-    unsigned int threads;             // worker threads, each with its own epoll
+    unsigned int threads;             // worker threads, each polling its own connections
     unsigned int connection_limit;
     unsigned int connection_timeout;  // seconds of inactivity before a connection is closed
     size_t connection_memory_limit;   // bytes per connection for headers and buffers
