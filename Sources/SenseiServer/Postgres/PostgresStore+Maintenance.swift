@@ -46,24 +46,13 @@ extension PostgresStore: MaintenanceStore {
             batch.isLast = true // deleted since the pass began
             return batch
         }
-        var passedOver = 0
-        while batch.readings + passedOver < budget {
-            guard let ts = try session.row("""
-                SELECT ts FROM readings WHERE sensor_id = \(sensorID) AND ts >= \(batch.next) AND ts < \(limit)
+        try batch.packHours(budget: budget, maxHourReadings: maxHourReadings) { from in
+            try session.row("""
+                SELECT ts FROM readings WHERE sensor_id = \(sensorID) AND ts >= \(from) AND ts < \(limit)
                 ORDER BY ts LIMIT 1
-                """)?.decode(Int64.self) else {
-                batch.isLast = true
-                break
-            }
-            let hour = PackedHours.start(of: ts)
-            guard let packed = try PostgresPackedHours.pack(sensorID: sensorID, hour: hour, atMost: maxHourReadings,
-                                                            in: session) else {
-                batch.next = hour + PackedHours.width
-                passedOver += maxHourReadings
-                continue
-            }
-            batch.readings += packed
-            batch.hours += 1
+                """)?.decode(Int64.self)
+        } pack: { hour in
+            try PostgresPackedHours.pack(sensorID: sensorID, hour: hour, atMost: maxHourReadings, in: session)
         }
         return batch
     }

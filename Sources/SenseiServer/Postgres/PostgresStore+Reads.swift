@@ -23,23 +23,14 @@ extension PostgresStore: ReadingStore {
     func readings(of reference: SensorReference, _ query: ReadingQuery) throws -> (Sensor, [Reading]) {
         try snapshot { session in
             let sensor = try Self.requireSensor(reference, in: session)
-            var readings: [Reading] = []
-            guard query.limit > 0 else { return (sensor, readings) }
-            readings.reserveCapacity(min(query.limit, sensor.count))
+            guard query.limit > 0 else { return (sensor, []) }
             let range = PostgresReadingRange(sensorID: sensor.id, lo: query.after?.milliseconds ?? Int64.min,
                                              hi: query.before?.milliseconds ?? Int64.max)
-            var skip = query.offset
+            var page = ReadingPage(query, capacity: sensor.count)
             // Packed hours at either end may hold nothing of the range: two more.
             let expected = query.offset + query.limit + 2
-            try range.forEach(ascending: query.ascending, expected: expected, in: session) { ts, value in
-                if skip > 0 {
-                    skip -= 1
-                    return true
-                }
-                readings.append(Reading(timestamp: Timestamp(milliseconds: ts), value: value))
-                return readings.count < query.limit
-            }
-            return (sensor, readings)
+            try range.forEach(ascending: query.ascending, expected: expected, in: session) { page.take($0, $1) }
+            return (sensor, page.readings)
         }
     }
 

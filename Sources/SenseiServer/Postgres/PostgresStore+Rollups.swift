@@ -105,19 +105,7 @@ extension PostgresStore: RollupStore {
         let lo = query.after?.milliseconds ?? Timestamp.range.lowerBound
         let hi = query.before?.milliseconds ?? Timestamp.range.upperBound
         return try snapshot { session in
-            var remaining = query.limit
-            var next: BulkCursor?
-            /// A sensor's rows to `visit`, as many as the page takes; false
-            /// (and `next` set) when the page is full.
-            func hand(_ rows: [SpanRow], of sensor: BulkSensor) throws -> Bool {
-                for row in rows.prefix(remaining) { try visit(sensor, row.wire) }
-                if rows.count > remaining {
-                    next = BulkCursor(sensorID: sensor.id, position: rows[remaining].start)
-                    return false
-                }
-                remaining -= rows.count
-                return true
-            }
+            var page = AggregatePage(limit: query.limit)
             let sensors = try Self.bulkSensors(from: query.cursor, newestAtLeast: lo, labeled: query.labels,
                                                in: session)
             // A row starting at or after `lo` holds readings from `lo` on.
@@ -126,16 +114,16 @@ extension PostgresStore: RollupStore {
             }
             // A sensor's readings are at least as many as its rows: a run's
             // readings that fit the page are rows that fit it.
-            for run in Self.runs(of: sensors, fitting: { remaining + 1 }) {
+            for run in Self.runs(of: sensors, fitting: { page.remaining + 1 }) {
                 let ranges = run.map { sensor in
                     let bounds = Self.aggregateBounds(level: level, from: from(sensor), through: hi)
                     return PostgresReadingRange(sensorID: sensor.id, lo: bounds.first, hi: bounds.last)
                 }
                 var current = run.startIndex, rows: [SpanRow] = []
                 var full = false
-                try PostgresRangesTogether(ranges: ranges).forEach(limit: remaining + 1, in: session) { index, ts, value in
+                try PostgresRangesTogether(ranges: ranges).forEach(limit: page.remaining + 1, in: session) { index, ts, value in
                     if run.startIndex + index != current {
-                        guard try hand(rows, of: run[current].sensor) else {
+                        guard try page.hand(rows, of: run[current].sensor, to: visit) else {
                             full = true
                             return false
                         }
@@ -144,13 +132,13 @@ extension PostgresStore: RollupStore {
                     }
                     // One more row than fits is the next page's first, as
                     // `aggregateRows` stops: its start is all that is needed.
-                    if rows.count == remaining + 1, level.start(of: ts) != rows[remaining].start { return false }
+                    if rows.count == page.remaining + 1, level.start(of: ts) != rows[page.remaining].start { return false }
                     rows.fold(ts, value, level: level)
                     return true
                 }
-                guard !full, try hand(rows, of: run[current].sensor) else { return next }
+                guard !full, try page.hand(rows, of: run[current].sensor, to: visit) else { return page.next }
             }
-            return next
+            return page.next
         }
     }
 

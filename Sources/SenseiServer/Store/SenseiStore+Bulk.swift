@@ -83,23 +83,16 @@ extension SenseiStore {
         let lo = query.after?.milliseconds ?? Timestamp.range.lowerBound
         let hi = query.before?.milliseconds ?? Timestamp.range.upperBound
         return try pool.read { db in
-            var remaining = query.limit
-            var next: BulkCursor?
+            var page = AggregatePage(limit: query.limit)
             // A row starting at or after `lo` holds readings from `lo` on.
             try Self.forEachSensor(from: query.cursor, newestAtLeast: lo, labeled: query.labels, in: db) { sensor in
                 let from = query.cursor?.sensorID == sensor.id ? max(lo, query.cursor!.position) : lo
                 // One more than fits: the first row of the next page, if any.
                 let rows = try Self.aggregateRows(of: sensor.id, level: level, from: from, through: hi,
-                                                  limit: remaining + 1, in: db)
-                for row in rows.prefix(remaining) { try visit(sensor, row.wire) }
-                if rows.count > remaining {
-                    next = BulkCursor(sensorID: sensor.id, position: rows[remaining].start)
-                    return false
-                }
-                remaining -= rows.count
-                return true
+                                                  limit: page.remaining + 1, in: db)
+                return try page.hand(rows, of: sensor, to: visit)
             }
-            return next
+            return page.next
         }
     }
 

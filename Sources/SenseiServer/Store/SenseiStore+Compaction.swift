@@ -12,17 +12,6 @@ public struct CompactionPass: Sendable, Equatable {
     public var freedPages = 0
 }
 
-/// One batch of a pass.
-struct CompactionBatch: Sendable {
-    var readings = 0
-    var hours = 0
-    /// No hour old enough is left unpacked.
-    var isLast = false
-    /// Where the sensor's next batch looks for an hour: past any hour left
-    /// as rows for holding too many readings.
-    var next = Int64.min
-}
-
 extension SenseiStore {
     /// How old an hour's last millisecond must be before the hour is packed.
     public static let packAge: Int64 = millisecondsPerDay
@@ -98,23 +87,13 @@ extension SenseiStore {
         let oldest = BoundStatement(try db.cachedStatement(sql: """
             SELECT ts FROM readings WHERE sensor_id = ? AND ts >= ? AND ts < ? ORDER BY ts LIMIT 1
             """))
-        var passedOver = 0
-        while batch.readings + passedOver < budget {
+        try batch.packHours(budget: budget, maxHourReadings: maxHourReadings) { from in
             oldest.bind(1, sensorID)
-            oldest.bind(2, batch.next)
+            oldest.bind(2, from)
             oldest.bind(3, limit)
-            guard let ts = try oldest.first({ $0.int64(0) }) else {
-                batch.isLast = true
-                break
-            }
-            let hour = PackedHours.start(of: ts)
-            guard let packed = try PackedHours.pack(sensorID: sensorID, hour: hour, atMost: maxHourReadings, in: db) else {
-                batch.next = hour + PackedHours.width
-                passedOver += maxHourReadings
-                continue
-            }
-            batch.readings += packed
-            batch.hours += 1
+            return try oldest.first { $0.int64(0) }
+        } pack: { hour in
+            try PackedHours.pack(sensorID: sensorID, hour: hour, atMost: maxHourReadings, in: db)
         }
         return batch
     }

@@ -134,24 +134,16 @@ extension SenseiStore {
             }
             let lo = query.after?.milliseconds ?? Int64.min
             let hi = query.before?.milliseconds ?? Int64.max
-            var readings: [Reading] = []
-            readings.reserveCapacity(min(query.limit, sensor.count))
             let range = ReadingRange(sensorID: sensor.id, lo: lo, hi: hi)
             if try range.touchesPackedHours(in: db) {
-                // Packed hours are merged in here, skipping `offset` and
-                // stopping at `limit` as SQL would.
-                var skip = query.offset
-                guard query.limit > 0 else { return (sensor, readings) }
-                try range.forEach(ascending: query.ascending, in: db) { ts, value in
-                    if skip > 0 {
-                        skip -= 1
-                        return true
-                    }
-                    readings.append(Reading(timestamp: Timestamp(milliseconds: ts), value: value))
-                    return readings.count < query.limit
-                }
-                return (sensor, readings)
+                // Packed hours are merged in here, so the page is made here.
+                guard query.limit > 0 else { return (sensor, []) }
+                var page = ReadingPage(query, capacity: sensor.count)
+                try range.forEach(ascending: query.ascending, in: db) { page.take($0, $1) }
+                return (sensor, page.readings)
             }
+            var readings: [Reading] = []
+            readings.reserveCapacity(min(query.limit, sensor.count))
             let order = query.ascending ? "ASC" : "DESC"
             let statement = try db.cachedStatement(sql: """
                 SELECT ts, value FROM readings
