@@ -250,7 +250,17 @@ struct RetentionTests {
             }
             #expect(try await waitUntil(seconds: 30) { posting.load(ordering: .acquiring) >= 4 }, "posters did not start")
             let sweepStarted = clock.now
-            let sweep = await offThePool { Result { try store.sweepRetention { usleep(10_000); return true } } }
+            // Between batches, until a POST has been answered since the last
+            // batch: the writes go on between the sweep's batches.
+            let sweep = await offThePool {
+                Result {
+                    try store.sweepRetention {
+                        let answered = outcomes.withLock { $0.statuses.count }
+                        _ = waitUntil(seconds: 10) { outcomes.withLock { $0.statuses.count } > answered }
+                        return true
+                    }
+                }
+            }
             let took = clock.now - sweepStarted
             sweeping.store(false, ordering: .releasing)
             #expect(posters.join(seconds: 30))
