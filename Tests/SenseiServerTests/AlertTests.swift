@@ -362,7 +362,7 @@ struct AlertTests {
             let downUntil = Date().addingTimeInterval(2.2)
             try await waitUntil("the silence passed") { Date() > downUntil }
             try await Self.withAlertServer(dataDirectory: directory) { server in
-                try await receiver.wait(seconds: 5) { $0.count == 1 }
+                try await receiver.wait { $0.count == 1 }
                 #expect(try await Self.state(server, id) == "firing")
                 try await Self.drained(server)
                 #expect(Self.states(receiver.accepted) == ["firing"])

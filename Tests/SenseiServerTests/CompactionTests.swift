@@ -73,7 +73,8 @@ struct CompactionTests {
     @Test(arguments: 1...4)
     func aCompactedStoreAnswersAsTheRawOne(seed: UInt64) async throws {
         var random = SplitMix64(seed: seed)
-        try await withTemporaryDirectory { directory in
+        // Tens of thousands of store calls: off the pool.
+        try await offThePool { try await withTemporaryDirectory { directory in
             let packed = try SenseiStore(path: directory + "/packed.sqlite")
             let raw = try SenseiStore(path: directory + "/raw.sqlite")
             let stores = [packed, raw]
@@ -120,7 +121,7 @@ struct CompactionTests {
             #expect(try packed.integrityCheck() == "ok")
             try packed.close()
             try raw.close()
-        }
+        } }
     }
 
     /// A database of version 1 (no auto-vacuum, no blocks) migrates, packs,

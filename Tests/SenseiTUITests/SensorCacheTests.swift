@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SenseiModels
+import SenseiTestSupport
 import Testing
 @testable import SenseiTUI
 
@@ -16,7 +17,9 @@ import Testing
     }
 
     func withCache<T>(_ body: (SensorCache) async throws -> T) async throws -> T {
-        try await withScratch { scratch in try await body(try scratch.openCache()) }
+        // Some tests fill the cache with a year of readings and query it
+        // span by span: seconds of blocking work, off the pool.
+        try await offThePool { try await withScratch { scratch in try await body(try scratch.openCache()) } }
     }
 
     func readings(_ pairs: [(Int64, Double)]) -> [Reading] {

@@ -30,12 +30,14 @@ final class PostgresReadsFixture: Sendable {
 
     static let shared: Result<PostgresReadsFixture, any Error> = Result { try PostgresReadsFixture() }
 
-    /// `shared`, waited for off the cooperative pool: the first call loads
-    /// both stores, and waits for PostgreSQL's cluster if another test is
-    /// starting it; on a pool thread, the suite's tests waiting for it at
-    /// once held both threads (every test stood still for 46 s).
-    static func ready() async throws -> PostgresReadsFixture {
-        try await offThePool { try shared.get() }
+    /// Runs `body` with `shared` off the cooperative pool: the first call
+    /// loads both stores, and waits for PostgreSQL's cluster if another test
+    /// is starting it, and every body then queries both stores thousands of
+    /// times. On pool threads, the suite's tests held both of them (every
+    /// other test stood still for 46 s waiting for the load, and for 28 s in
+    /// a CI run while two bodies queried).
+    static func offThePool(_ body: @Sendable (PostgresReadsFixture) throws -> Void) async throws {
+        try await SenseiTestSupport.offThePool { try body(shared.get()) }
     }
 
     private init() throws {
