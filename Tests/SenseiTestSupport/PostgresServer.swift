@@ -124,6 +124,14 @@ package final class PostgresServer: @unchecked Sendable {
         try Self.psql(port: port, sql, database: database)
     }
 
+    /// Starts `psql` running `sql` as the `postgres` superuser in `database`,
+    /// without waiting for it: another application's session, for as long
+    /// as its SQL keeps it busy.
+    package func session(_ sql: String, database: String) throws -> ChildProcess {
+        try ChildProcess("psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)",
+                                  "-U", "postgres", "-d", database, "-c", sql])
+    }
+
     /// `host`: 127.0.0.1, or the directory of the cluster's Unix socket.
     private static func psql(host: String = "127.0.0.1", port: Int, _ sql: String,
                              database: String = "postgres") throws -> ToolResult {

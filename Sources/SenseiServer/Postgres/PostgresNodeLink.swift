@@ -14,8 +14,8 @@ import Synchronization
 ///   PostgreSQL noticing. A node tries for it once a second.
 /// - The others' events (`node_events`, written in the transactions they tell
 ///   of) are read in (xid, id) order, only from transactions older than every
-///   one still running (`pg_snapshot_xmin`): a transaction that began first
-///   but commits last is read when it commits, never skipped. `NOTIFY
+///   one still running in this database (`settled`): a transaction that began
+///   first but commits last is read when it commits, never skipped. `NOTIFY
 ///   sensei_events` wakes the link at once; without it (missed while
 ///   reconnecting) the next round reads what came, so nothing is lost.
 final class PostgresNodeLink: NodeLink {
@@ -181,6 +181,29 @@ final class PostgresNodeLink: NodeLink {
         delivery.lease(true)
     }
 
+    /// The transaction ids below which every transaction of this database
+    /// is over, as of the statement's snapshot: the oldest still running here,
+    /// else the snapshot's `xmax`. Not `pg_snapshot_xmin`, which is the whole
+    /// server's: a PostgreSQL shared with other applications would hold every
+    /// node's events back for as long as any of their write transactions
+    /// runs (a backup job, a migration, a session left in a transaction).
+    ///
+    /// A running id is another database's when `pg_locks` (read after the
+    /// snapshot) shows a backend of another database holding it: a backend
+    /// stays in its database, so that cannot change. An id whose backend has
+    /// ended by then, or a prepared transaction's, counts as this database's
+    /// for the round, which only waits. `pg_locks` holds 32-bit ids; those of
+    /// running transactions are unique in their low 32 bits. Readable without
+    /// any privilege: `pg_locks`, and `datname` in `pg_stat_activity`.
+    static let settled = """
+        (SELECT coalesce(min(running), pg_snapshot_xmax(pg_current_snapshot()))
+         FROM pg_snapshot_xip(pg_current_snapshot()) AS running
+         WHERE running::text::numeric % 4294967296 NOT IN (
+             SELECT l.transactionid::text::numeric FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+             WHERE l.locktype = 'transactionid' AND l.mode = 'ExclusiveLock' AND l.granted
+               AND l.transactionid IS NOT NULL AND a.datname IS DISTINCT FROM current_database()))
+        """
+
     private func readEvents(on connection: PostgresConnection, _ delivery: NodeDelivery) throws {
         let session = PostgresSession(connection: connection, logger: logger)
         var cursor = try link.withLock { $0.cursor } ?? startingCursor(session)
@@ -188,7 +211,7 @@ final class PostgresNodeLink: NodeLink {
             let rows = try session.rows("""
                 SELECT xid::text, id, node, kind, body FROM node_events
                 WHERE (xid, id) > (\(cursor.xid)::text::xid8, \(cursor.id))
-                  AND xid < pg_snapshot_xmin(pg_current_snapshot())
+                  AND xid < \(unescaped: Self.settled)
                 ORDER BY xid, id LIMIT 200
                 """)
             for row in rows {
@@ -207,8 +230,8 @@ final class PostgresNodeLink: NodeLink {
 
     /// Where a starting node begins: after every transaction already over.
     private func startingCursor(_ session: PostgresSession) throws -> (xid: String, id: Int64) {
-        let xmin = try session.row("SELECT pg_snapshot_xmin(pg_current_snapshot())::text")?.decode(String.self) ?? "0"
-        return (xmin, -1)
+        let settled = try session.row("SELECT \(unescaped: Self.settled)::text")?.decode(String.self) ?? "0"
+        return (settled, -1)
     }
 
     /// The lease holder deletes events no node needs any more, every ten seconds.
