@@ -259,7 +259,7 @@ private final class Cluster: Sendable {
     /// what each node did with the lease, the rules and the deliveries.
     var logs: String {
         let current = nodes.withLock { $0 }.enumerated().compactMap { index, node in
-            node.process.map { "--- node \(names[index]):\n\($0.log)" }
+            node.process.map { logSection(index, $0) }
         }
         return (gone.withLock { $0 } + current).joined(separator: "\n")
     }
@@ -274,7 +274,11 @@ private final class Cluster: Sendable {
             return nodes[index].process
         }
         #expect(process?.stop(signal: SIGKILL) == SIGKILL)
-        if let process { gone.withLock { $0.append("--- node \(names[index]), killed:\n\(process.log)") } }
+        if let process { gone.withLock { $0.append(logSection(index, process, killed: true)) } }
+    }
+
+    private func logSection(_ index: Int, _ process: ServerProcess, killed: Bool = false) -> String {
+        "--- node \(names[index])\(killed ? ", killed" : ""):\n\(process.log)"
     }
 
     func restart(_ index: Int) throws {

@@ -128,15 +128,20 @@ package final class PostgresServer: @unchecked Sendable {
     /// without waiting for it: another application's session, for as long
     /// as its SQL keeps it busy.
     package func session(_ sql: String, database: String) throws -> ChildProcess {
-        try ChildProcess("psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)",
-                                  "-U", "postgres", "-d", database, "-c", sql])
+        try ChildProcess("psql", Self.psqlArguments(port: port, sql, database: database))
     }
 
     /// `host`: 127.0.0.1, or the directory of the cluster's Unix socket.
     private static func psql(host: String = "127.0.0.1", port: Int, _ sql: String,
                              database: String = "postgres") throws -> ToolResult {
-        try runTool("psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", "\(port)",
-                             "-U", "postgres", "-d", database, "-c", sql], timeout: 60)
+        try runTool("psql", psqlArguments(host: host, port: port, sql, database: database), timeout: 60)
+    }
+
+    /// `psql` running `sql` as the `postgres` superuser, stopping at its first error.
+    private static func psqlArguments(host: String = "127.0.0.1", port: Int, _ sql: String,
+                                      database: String) -> [String] {
+        ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", "\(port)",
+         "-U", "postgres", "-d", database, "-c", sql]
     }
 
     /// A self-signed P-256 certificate for `localhost` and 127.0.0.1; its key
