@@ -179,13 +179,18 @@ struct Tmux {
         try await offThePool { [self] in try run(["capture-pane", "-p", "-t", session]) }
     }
 
-    /// Polls the screen (every 100 ms, up to 20 s) until `condition` holds.
+    /// Polls the screen (every 100 ms, up to 20 s) until `condition` holds
+    /// on a settled screen: one the next capture shows unchanged. A capture
+    /// can land mid-redraw (the alerts view's header over the list's rows,
+    /// seen in a full run), and the test's checks of the rest of the screen
+    /// would then read half of each.
     @discardableResult
     func waitFor(_ condition: (String) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
-        var screen = ""
+        var screen = "", previous: String?
         let matched = try await poll(seconds: 20, every: .milliseconds(100)) { () async throws -> String? in
             screen = try await capture()
-            return condition(screen) ? screen : nil
+            defer { previous = screen }
+            return screen == previous && condition(screen) ? screen : nil
         }
         if let matched { return matched }
         Issue.record("screen never matched; last screen:\n\(screen)", sourceLocation: sourceLocation)
