@@ -35,6 +35,10 @@ let package = Package(
         .systemLibrary(
             name: "CMosquitto", pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]),
+        // PostgreSQL's own client library (Debian's libpq, with its OpenSSL for sslmode).
+        .systemLibrary(
+            name: "CLibPQ", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
         // The variadic MHD_start_daemon and MHD's enums do not import into Swift;
         // this shim gives them plain C signatures.
         .target(name: "CSenseiHTTP", dependencies: ["CMicroHTTPD"]),
@@ -43,6 +47,9 @@ let package = Package(
         .target(name: "CSenseiSchema"),
 
         .target(name: "SenseiModels"),
+        // A small blocking client over libpq: parameterised and prepared
+        // statements, pipelines, COPY, LISTEN/NOTIFY; no event loop.
+        .target(name: "SenseiPostgres", dependencies: ["CLibPQ"]),
         // gzip bodies out: the server's responses, the import's batches.
         .target(name: "SenseiGzip", dependencies: ["CZlib"]),
         // The one migrator of the server's store and the dashboard's cache (PRAGMA user_version).
