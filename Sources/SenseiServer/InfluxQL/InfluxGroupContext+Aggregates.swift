@@ -169,7 +169,12 @@ extension InfluxGroupContext {
             }
         }
         guard rows.contains(where: { $0.contains { $0 != nil } }) else { return [] }
-        let counts = columns.map { InfluxQueryShape.isCount($0.expr) }
+        // count() fills empty windows with 0, but not for a field this
+        // measurement lacks (`count(*)` over several): InfluxDB has no
+        // iterator there, so null.
+        let counts = columns.map { column in
+            InfluxQueryShape.isCount(column.expr) && column.expr.references.allSatisfy { scope.fieldTypes[$0] != nil }
+        }
         return InfluxFiller.fill(rows, times: times, fill: select.fill, counts: counts)
     }
 

@@ -1,8 +1,8 @@
 import SenseiModels
 
 /// Transformations: over raw points, or with GROUP BY time over a nested
-/// aggregate's windows, read from one window (moving_average: N-1) earlier
-/// so the first window has a predecessor, as InfluxDB does.
+/// aggregate's windows, read from one window earlier (cumulative_sum: not)
+/// so the first window has a predecessor, as InfluxDB 1.6 does.
 extension InfluxGroupContext {
     func transformRows(_ columns: [InfluxColumn]) throws(InfluxQueryError) -> [[InfluxValue]] {
         var outputs: [[Int64: InfluxValue]] = []
@@ -37,7 +37,9 @@ extension InfluxGroupContext {
             let all = try windows()
             guard let first = all.first else { return [:] }
             earliest = first.start
-            let extra = Int64(name == "moving_average" ? Swift.max(n - 1, 1) : 1)
+            // InfluxDB 1.6 moves the start one interval back for every
+            // transformation but cumulative_sum, whatever moving_average's N.
+            let extra: Int64 = name == "cumulative_sum" ? 0 : 1
             let (back, overflow) = every.multipliedReportingOverflow(by: extra)
             let (start, early) = first.start.subtractingReportingOverflow(back)
             guard !overflow, !early else { throw InfluxQueryError("\(name): the window reaches before the earliest time") }

@@ -37,13 +37,16 @@ struct InfluxGroupContext {
     }
 
     /// The points of `fields` from `lo` through `hi`, joined by series key
-    /// and time into rows, kept when the WHERE holds, in time order (series
-    /// keys in order at one time).
+    /// and time into rows, kept when the WHERE holds and (given `present`)
+    /// one of those fields has a value there, in the order InfluxDB merges
+    /// series (`InfluxMergeOrder`): a series' row exists only where a field
+    /// it selects has a point, the WHERE's fields are read at those times.
     /// With `limit`, only the first (or, not `ascending`, last) `limit`
     /// readings of each series are read: enough for that many rows, and a
     /// raw select of a year never holds the year.
     func joinedRows(_ fields: Set<String>, from lo: Int64, through hi: Int64, ascending: Bool = true,
-                    limit: Int = .max) throws(InfluxQueryError) -> [JoinedRow] {
+                    limit: Int = .max, present: Set<String>? = nil,
+                    aux: [String] = []) throws(InfluxQueryError) -> [JoinedRow] {
         let wanted = fields.union(filterFields)
         let sets = tagSets
         let setKeys = sets.map { $0.map { "\($0.key)=\($0.value)" }.joined(separator: ",") }
@@ -62,17 +65,33 @@ struct InfluxGroupContext {
         } catch {
             throw InfluxQueryError("reading the store failed: \(error)")
         }
-        var out: [JoinedRow] = []
-        for (set, byTime) in rows {
-            for (time, values) in byTime { out.append(JoinedRow(time: time, tagSet: set, values: values)) }
+        var streams: [[JoinedRow]] = []
+        for set in sets.indices {
+            guard let byTime = rows[set] else { continue }
+            let tags = sets[set]
+            var stream: [JoinedRow] = []
+            for time in ascending ? byTime.keys.sorted() : byTime.keys.sorted(by: >) {
+                let values = byTime[time]!
+                if let present, !present.contains(where: { values[$0] != nil }) { continue }
+                if let filter {
+                    let evaluator = InfluxEvaluator(tagKeys: scope.tagKeys, tag: { key in tags.first { $0.key == key }?.value },
+                                                    field: { values[$0] ?? .null })
+                    guard evaluator.holds(filter) else { continue }
+                }
+                stream.append(JoinedRow(time: time, tagSet: set, values: values))
+            }
+            streams.append(stream)
         }
-        out.sort { $0.time != $1.time ? $0.time < $1.time : $0.tagSet < $1.tagSet }
-        guard let filter else { return out }
-        return out.filter { row in
-            let tags = sets[row.tagSet]
-            let evaluator = InfluxEvaluator(tagKeys: scope.tagKeys, tag: { key in tags.first { $0.key == key }?.value },
-                                            field: { row.values[$0] ?? .null })
-            return evaluator.holds(filter)
+        // InfluxDB's tie-break: the rows' auxiliary values (the selected
+        // fields and tags, by name) while both are strings, that is tags.
+        let auxTags = aux.prefix { scope.tagKeys.contains($0) && scope.fieldTypes[$0] == nil }
+        return InfluxMergeOrder.merge(streams, ascending: ascending, time: \.time) { x, y in
+            for key in auxTags {
+                guard let a = sets[x.tagSet].first(where: { $0.key == key })?.value,
+                      let b = sets[y.tagSet].first(where: { $0.key == key })?.value else { return false }
+                if a != b { return ascending ? a < b : a > b }
+            }
+            return false
         }
     }
 
@@ -86,18 +105,15 @@ struct InfluxGroupContext {
         let wanted = select.limit > 0 && select.offset < most ? Swift.min(select.offset + Swift.min(select.limit, most), most) : most
         // A WHERE on fields drops rows after reading: then every row is read.
         let limit = filterFields.isEmpty ? wanted : .max
-        for row in try joinedRows(fields, from: range.lo, through: range.hi, ascending: !select.descending, limit: limit) {
+        let aux = Set(columns.flatMap { $0.expr.references }).sorted()
+        for row in try joinedRows(fields, from: range.lo, through: range.hi, ascending: !select.descending, limit: limit,
+                                  present: fields, aux: aux) {
             let tags = sets[row.tagSet]
             let evaluator = InfluxEvaluator(tagKeys: scope.tagKeys, tag: { key in tags.first { $0.key == key }?.value },
                                             field: { row.values[$0] ?? .null })
-            var values: [InfluxValue] = [.time(row.time)]
-            var any = false
-            for column in columns {
-                let value = evaluator.value(column.expr)
-                values.append(value)
-                if value != InfluxValue.null, column.expr.references.contains(where: { fields.contains($0) }) { any = true }
-            }
-            if any { result.append(values) }
+            // The row exists (a selected field has a point here): InfluxDB
+            // keeps it even when every column is null (`watts + energy`).
+            result.append([.time(row.time)] + columns.map { evaluator.value($0.expr) })
         }
         return result
     }
@@ -107,24 +123,31 @@ struct InfluxGroupContext {
     func points(of field: String, from lo: Int64, through hi: Int64,
                 limit: Int = .max) throws(InfluxQueryError) -> [InfluxPoint] {
         guard filterFields.isEmpty else {
-            return try joinedRows([field], from: lo, through: hi).compactMap { row in
+            return try joinedRows([field], from: lo, through: hi, present: [field]).compactMap { row in
                 row.values[field]?.number.map { InfluxPoint(time: row.time, value: $0) }
             }
         }
         let (loMs, hiMs) = millisecondRange(lo, hi)
-        let ids = group.series.filter { $0.field == field }.map(\.sensorID)
-        guard loMs <= hiMs, !ids.isEmpty else { return [] }
-        var points: [InfluxPoint] = []
+        // Series in key order: the merge below replays InfluxDB's.
+        let order = Dictionary(tagSets.enumerated().map { ($1.map { "\($0.key)=\($0.value)" }.joined(separator: ","), $0) },
+                               uniquingKeysWith: { a, _ in a })
+        let series = group.series.filter { $0.field == field }
+            .sorted { (order[Self.key($0)] ?? 0) < (order[Self.key($1)] ?? 0) }
+        guard loMs <= hiMs, !series.isEmpty else { return [] }
+        var streams = [[InfluxPoint]](repeating: [], count: series.count)
         do {
-            try executor.store.influxReadings(of: ids, from: loMs, through: hiMs, ascending: true, limit: limit) { _, ts, value in
-                points.append(InfluxPoint(time: ts * 1_000_000, value: value))
+            try executor.store.influxReadings(of: series.map(\.sensorID), from: loMs, through: hiMs, ascending: true,
+                                              limit: limit) { index, ts, value in
+                streams[index].append(InfluxPoint(time: ts * 1_000_000, value: value))
             }
         } catch {
             throw InfluxQueryError("reading the store failed: \(error)")
         }
-        // Series after series: one stable sort puts them in time order.
-        if ids.count > 1 { points.sort { $0.time < $1.time } }
-        return points
+        return InfluxMergeOrder.merge(streams, ascending: true, time: \.time)
+    }
+
+    private static func key(_ series: InfluxSeries) -> String {
+        series.tags.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
     }
 
     func type(of field: String) -> ValueType { scope.fieldTypes[field] ?? .float }

@@ -1,5 +1,5 @@
-/// Runs a query's statements one after the other, each to its own result:
-/// a failing statement is an error beside the others, as InfluxDB answers.
+/// Runs a query's statements one after the other, each to its own result;
+/// InfluxDB runs none after a failing one (see `InfluxStatementAnswers`).
 struct InfluxQueryExecutor {
     let store: any SensorStore & ReadingStore & RollupStore
 
@@ -42,8 +42,27 @@ struct InfluxQueryExecutor {
                 }
             } catch {
                 results.append((id, .error(error.message), nil))
+                break
             }
         }
         return results
+    }
+}
+
+/// What InfluxDB 1.6 answers for a query whose statement `i` of `n` failed.
+/// Its executor sends the error, then "not executed" once for each later
+/// statement but the last, all under the failing statement's id; chunked,
+/// each is written as it comes; otherwise a result replaces the one before
+/// it with the same id, so the failing statement shows "not executed"
+/// (its own error only when it is the last) and nothing follows it.
+enum InfluxStatementAnswers {
+    typealias Answer = (id: Int, result: InfluxStatementResult, zone: TimeZoneBox?)
+
+    static func answers(_ results: [Answer], statements: Int, chunked: Bool) -> [Answer] {
+        guard let failed = results.last, case .error = failed.result else { return results }
+        let later = Swift.max(0, statements - 1 - failed.id)
+        let notExecuted: Answer = (failed.id, .error("not executed"), nil)
+        if chunked { return results + Array(repeating: notExecuted, count: later) }
+        return later > 0 ? results.dropLast() + [notExecuted] : results
     }
 }

@@ -69,7 +69,7 @@ enum InfluxReducer {
             let value = values.count % 2 == 1 ? values[middle]
                 : values[middle - 1] + (values[middle] - values[middle - 1]) / 2
             return [InfluxReduced(value: values.count == 1 && type == .int ? .float(values[0]) : .float(value))]
-        case "mode": return [InfluxReduced(value: typed(mode(points), type))]
+        case "mode": return [InfluxReduced(value: typed(type == .bool ? booleanMode(points) : mode(points), type))]
         case "stddev":
             guard points.count >= 2 else { return [InfluxReduced(value: .null)] }
             var mean = 0.0, count = 0.0
@@ -81,7 +81,8 @@ enum InfluxReducer {
             for point in points { variance += (point.value - mean) * (point.value - mean) }
             return [InfluxReduced(value: .float((variance / (count - 1)).squareRoot()))]
         case "percentile":
-            let sorted = points.sorted { $0.value < $1.value }
+            // Go's unstable sort, as InfluxDB's: it decides whose time an equal value shows.
+            let sorted = InfluxGoSort.sort(Array(points)) { $0.value < $1.value }
             let position = (Double(sorted.count) * (argument ?? 50) / 100 + 0.5).rounded(.down)
             guard position >= 1, position <= Double(sorted.count) else { return [] }
             let index = Int(position) - 1
@@ -96,17 +97,38 @@ enum InfluxReducer {
         }
     }
 
-    /// The most frequent value; on a tie, the one seen first in time.
+    /// InfluxDB 1.6's `FloatModeReduceSlice` (and its integer twin): the
+    /// points sorted by value with Go's unstable sort, then walked in runs
+    /// of one value. A run's count is weighed from its second point on, and
+    /// on a tie the later run wins unless its first point (in the sorted
+    /// order) is later than the point that made the leader: so the winner
+    /// depends on times and on the sort's order, not on the values.
     private static func mode(_ points: ArraySlice<InfluxPoint>) -> Double {
-        var counts: [Double: (count: Int, first: Int64)] = [:]
-        for point in points {
-            let entry = counts[point.value] ?? (0, point.time)
-            counts[point.value] = (entry.count + 1, min(entry.first, point.time))
+        if points.count == 1 { return points[points.startIndex].value }
+        let sorted = InfluxGoSort.sort(Array(points)) { $0.value < $1.value }
+        var mostFrequency = 0, currentFrequency = 0
+        var currentMode = sorted[0].value, mostMode = sorted[0].value
+        var mostTime = sorted[0].time, currentTime = sorted[0].time
+        for point in sorted {
+            if point.value != currentMode {
+                currentFrequency = 1
+                currentMode = point.value
+                currentTime = point.time
+                continue
+            }
+            currentFrequency += 1
+            if mostFrequency > currentFrequency || (mostFrequency == currentFrequency && currentTime > mostTime) { continue }
+            mostFrequency = currentFrequency
+            mostMode = point.value
+            mostTime = point.time
         }
-        return counts.max { a, b in
-            a.value.count != b.value.count ? a.value.count < b.value.count
-                : a.value.first != b.value.first ? a.value.first > b.value.first : a.key > b.key
-        }!.key
+        return mostMode
+    }
+
+    /// InfluxDB's `BooleanModeReduceSlice`: true unless false is more frequent.
+    private static func booleanMode(_ points: ArraySlice<InfluxPoint>) -> Double {
+        let trues = points.count(where: { $0.value != 0 })
+        return trues >= points.count - trues ? 1 : 0
     }
 }
 

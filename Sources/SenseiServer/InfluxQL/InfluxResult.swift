@@ -43,7 +43,8 @@ struct InfluxOutputFormat {
     var epochDivisor: Int64?
     var pretty = false
 
-    /// InfluxDB: any `epoch` but u, ms, s, m, h is nanoseconds.
+    /// InfluxDB 1.6: any `epoch` but u, ms, s, m, h is nanoseconds, `µ`
+    /// (U+00B5 or U+03BC) and `us` too (asked of the real one).
     init(epoch: String?, pretty: Bool) {
         self.pretty = pretty
         guard let epoch = epoch?.trimmingCharacters(in: .whitespaces), !epoch.isEmpty else { return }
@@ -158,6 +159,7 @@ enum InfluxCSV {
         var out = ""
         var first = true
         for (_, result, _) in results {
+            // A failing statement writes nothing: InfluxDB's CSV writer skips errors.
             guard case .series(let series) = result, !series.isEmpty else { continue }
             if !first { out += "\n" }
             first = false
@@ -186,6 +188,11 @@ enum InfluxCSV {
         case .string(let text): text
         case .time(let ns): String(ns / (format.epochDivisor ?? 1))
         }
+    }
+
+    /// A request's error as InfluxDB writes it under CSV: an `error` column.
+    static func error(_ message: String) -> [UInt8] {
+        Array((line(["error"]) + line([message])).utf8)
     }
 
     /// One record, quoted as Go's encoding/csv quotes.

@@ -57,11 +57,14 @@ struct InfluxSelectExecutor {
         let everything = InfluxMeasurementScope(name: "", series: catalog.series.filter { names.contains($0.measurement) })
         for name in names {
             let scope = InfluxMeasurementScope(name: name, series: catalog.series(of: name))
-            let columns = try expandColumns(select.fields, scope: everything, raw: shape == .raw)
+            let columns = try expandColumns(select.fields, scope: everything, raw: shape == .raw,
+                                            grouped: Self.groupKeys(select, tagKeys: everything.tagKeys), select: select)
             let fields = Set(columns.flatMap { $0.expr.references }.filter { scope.fieldTypes[$0] != nil })
             guard !fields.isEmpty else { continue }
+            try InfluxBooleanCheck.check(columns, types: scope.fieldTypes)
             let filterFields = Set((filter?.references ?? []).filter { scope.fieldTypes[$0] != nil })
-            for group in groups(of: scope, select: select, filter: filter, fields: fields.union(filterFields)) {
+            for group in groups(of: scope, tagKeys: everything.tagKeys, select: select, filter: filter,
+                                fields: fields.union(filterFields)) {
                 let context = InfluxGroupContext(executor: self, select: select, scope: scope, group: group,
                                                  range: range, filter: filter, filterFields: filterFields)
                 let rows: [[InfluxValue]]
@@ -71,7 +74,9 @@ struct InfluxSelectExecutor {
                 case .transform: rows = try context.transformRows(columns)
                 }
                 guard !rows.isEmpty else { continue }
-                var values = page(rows, select)
+                // A raw select's rows come in their final order (InfluxDB's
+                // descending merge is not its ascending one reversed).
+                var values = page(shape == .raw || !select.descending ? rows : rows.reversed(), select)
                 let partial = values.count > Self.maximumRows
                 if partial { values.removeLast(values.count - Self.maximumRows) }
                 results.append(InfluxResultSeries(name: name, tags: select.dimensions.isEmpty ? nil : group.tags,
@@ -79,27 +84,24 @@ struct InfluxSelectExecutor {
             }
         }
         results.removeAll { $0.values.isEmpty }
-        return InfluxPage.slice(results, offset: select.seriesOffset, limit: select.seriesLimit)
+        // InfluxDB's merge orders series by name and tags the way it orders
+        // time: ORDER BY time DESC gives them last name, last tags first,
+        // after SLIMIT and SOFFSET took theirs in ascending order.
+        let paged = InfluxPage.slice(results, offset: select.seriesOffset, limit: select.seriesLimit)
+        return select.descending ? paged.reversed() : paged
     }
 
     private func page(_ rows: [[InfluxValue]], _ select: InfluxSelect) -> [[InfluxValue]] {
-        InfluxPage.slice(select.descending ? rows.reversed() : rows, offset: select.offset, limit: select.limit)
+        InfluxPage.slice(rows, offset: select.offset, limit: select.limit)
     }
 
     /// The GROUP BY tag keys, then the series meeting the WHERE's tag part
     /// and carrying a wanted field, split by those keys' values (sorted).
-    private func groups(of scope: InfluxMeasurementScope, select: InfluxSelect, filter: InfluxExpr?,
+    /// GROUP BY * and regexes reach the tag keys of every measurement named
+    /// (`tagKeys`): a series without one has it empty, as InfluxDB shows it.
+    private func groups(of scope: InfluxMeasurementScope, tagKeys: Set<String>, select: InfluxSelect, filter: InfluxExpr?,
                         fields: Set<String>) -> [InfluxGroup] {
-        var keys: [String] = []
-        for dimension in select.dimensions {
-            switch dimension {
-            case .reference(let name): keys.append(name)
-            case .wildcard: keys += scope.tagKeys.sorted()
-            case .regex(let regex): keys += scope.tagKeys.filter(regex.matches).sorted()
-            default: break
-            }
-        }
-        keys = Array(Set(keys)).sorted()
+        let keys = Self.groupKeys(select, tagKeys: tagKeys)
         var groups: [[String]: InfluxGroup] = [:]
         for series in scope.series where fields.contains(series.field) {
             if let filter {
@@ -113,22 +115,43 @@ struct InfluxSelectExecutor {
         return groups.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.value)
     }
 
+    /// The tag keys GROUP BY names (`*` and regexes spelled out), sorted.
+    static func groupKeys(_ select: InfluxSelect, tagKeys: Set<String>) -> [String] {
+        var keys: [String] = []
+        for dimension in select.dimensions {
+            switch dimension {
+            case .reference(let name): keys.append(name)
+            case .wildcard: keys += tagKeys.sorted()
+            case .regex(let regex): keys += tagKeys.filter(regex.matches).sorted()
+            default: break
+            }
+        }
+        return Array(Set(keys)).sorted()
+    }
+
     /// The SELECT's fields with `*` and regexes spelled out for this
     /// measurement, named as InfluxDB names them (`mean`, `mean_value`, a
     /// duplicate `_1`).
-    private func expandColumns(_ fields: [InfluxSelectField], scope: InfluxMeasurementScope,
-                               raw: Bool) throws(InfluxQueryError) -> [InfluxColumn] {
+    /// `*` in a raw select is the fields and the tags not grouped by (a
+    /// tag grouped by is the series' tag, not a column, in InfluxDB).
+    private func expandColumns(_ fields: [InfluxSelectField], scope: InfluxMeasurementScope, raw: Bool,
+                               grouped: [String], select: InfluxSelect) throws(InfluxQueryError) -> [InfluxColumn] {
         var columns: [InfluxColumn] = []
         let fieldKeys = scope.fieldTypes.keys.sorted()
         for field in fields {
             switch field.expr.bare {
             case .wildcard:
-                let names = raw ? (fieldKeys + scope.tagKeys.sorted()).sorted() : fieldKeys
+                // With GROUP BY * or a regex (even one matching nothing), InfluxDB 1.6 gives fields only.
+                let byPattern = select.dimensions.contains { if case .wildcard = $0 { true } else if case .regex = $0 { true } else { false } }
+                let tags = raw && !byPattern ? scope.tagKeys.subtracting(grouped).sorted() : []
+                let names = (fieldKeys + tags).sorted()
                 columns += names.map { InfluxColumn(name: $0, expr: .reference($0)) }
             case .regex(let regex):
                 columns += fieldKeys.filter(regex.matches).map { InfluxColumn(name: $0, expr: .reference($0)) }
             case .call(let name, let arguments) where arguments.first.map(Self.isPattern) == true:
-                for key in fieldKeys where Self.matches(arguments[0], key) {
+                // `mean(*)` and the like skip boolean fields, as InfluxDB's wildcard does.
+                for key in fieldKeys where Self.matches(arguments[0], key)
+                    && !(scope.fieldTypes[key] == .bool && InfluxBooleanCheck.labels[name] != nil) {
                     let call = InfluxExpr.call(name, [.reference(key)] + arguments.dropFirst())
                     columns.append(InfluxColumn(name: (field.alias ?? name) + "_" + key, expr: call))
                 }

@@ -4,8 +4,9 @@ import SenseiModels
 /// Assistant's influxdb sensor read from Sensei as from InfluxDB 1.8 (the
 /// parser and executor are in `InfluxQL/`). Parameters come from the URL or,
 /// for a form POST as Grafana sends it, the body: `q`, `db` (any name, one
-/// store), `epoch`, `pretty`, `chunked`. A parse error is a 400; a failing
-/// statement an error beside the others in a 200.
+/// store), `epoch`, `pretty`, `chunked`. A parse error is a 400 (under
+/// `Accept: application/csv` as CSV); a failing statement an error in a
+/// 200, and nothing after it runs.
 struct InfluxQueryRoutes {
     let store: any SensorStore & ReadingStore & RollupStore
 
@@ -22,24 +23,27 @@ struct InfluxQueryRoutes {
                 parameters[name] = value
             }
         }
+        let accept = request.accept?.lowercased() ?? ""
+        let csv = accept.contains("application/csv") || accept.contains("text/csv")
         guard let text = parameters["q"], !text.allSatisfy(\.isWhitespace) else {
-            return Self.error(#"missing required parameter "q""#)
+            return Self.error(#"missing required parameter "q""#, csv: csv)
         }
         let statements: [InfluxStatement]
         do {
             statements = try InfluxQLParser.parse(text)
         } catch {
-            return Self.error("error parsing query: \(error)")
+            return Self.error("error parsing query: \(error)", csv: csv)
         }
         let format = InfluxOutputFormat(epoch: parameters["epoch"], pretty: parameters["pretty"] == "true")
-        let results = InfluxQueryExecutor(store: store).run(statements)
-        let accept = request.accept?.lowercased() ?? ""
-        if accept.contains("application/csv") || accept.contains("text/csv") {
+        let chunked = parameters["chunked"] == "true"
+        let results = InfluxStatementAnswers.answers(InfluxQueryExecutor(store: store).run(statements),
+                                                     statements: statements.count, chunked: chunked)
+        if csv {
             return Response(status: 200, headers: [("Content-Type", "application/csv"), InfluxResponses.versionHeader],
                             body: InfluxCSV.write(results, format: format))
         }
         var body: [UInt8] = []
-        if parameters["chunked"] == "true" {
+        if chunked {
             // InfluxDB writes each statement's result as a JSON object of its own.
             for result in results { body += InfluxJSON.write([result], format: format) }
         } else {
@@ -48,8 +52,13 @@ struct InfluxQueryRoutes {
         return Response(status: 200, headers: [("Content-Type", Response.jsonType), InfluxResponses.versionHeader], body: body)
     }
 
-    /// A 400 as /query gives it: InfluxDB's JSON formatter ends every body with a newline.
-    private static func error(_ message: String) -> Response {
+    /// A 400 as /query gives it: InfluxDB's JSON formatter ends every body
+    /// with a newline; its CSV formatter writes the error as a CSV table.
+    private static func error(_ message: String, csv: Bool) -> Response {
+        if csv {
+            return Response(status: 400, headers: [("Content-Type", "application/csv"), ("X-Influxdb-Error", message),
+                                                   InfluxResponses.versionHeader], body: InfluxCSV.error(message))
+        }
         var response = InfluxResponses.v1Error(400, message)
         response.body.append(0x0A)
         return response
