@@ -110,6 +110,8 @@ let package = Package(
             ],
             path: "Tests/SenseiTestSupport"),
         .testTarget(name: "SenseiModelsTests", dependencies: ["SenseiModels", "SenseiTestSupport"]),
+        // Against a real PostgreSQL: SenseiTestSupport's private cluster.
+        .testTarget(name: "SenseiPostgresTests", dependencies: ["SenseiPostgres", "SenseiTestSupport"]),
         .testTarget(
             name: "SenseiTUITests",
             dependencies: [

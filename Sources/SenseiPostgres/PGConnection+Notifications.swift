@@ -10,6 +10,12 @@ public struct PGNotification: Sendable, Equatable {
     public let payload: String
     /// The server process of the connection that sent it.
     public let senderPID: Int32
+
+    public init(channel: String, payload: String, senderPID: Int32) {
+        self.channel = channel
+        self.payload = payload
+        self.senderPID = senderPID
+    }
 }
 
 extension PGConnection {

@@ -58,6 +58,7 @@ extension PGConnection {
     }
 
     /// `body` between BEGIN and COMMIT, or ROLLBACK when it throws.
+    @discardableResult
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try script("BEGIN")
         let value: T

@@ -5,7 +5,9 @@ import CLibPQ
 /// that passed its deadline, a value that does not decode as asked.
 public struct PGError: Error, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
-        /// The connection string does not parse: retrying cannot help.
+        /// The connection string does not parse (a malformed URL, an
+        /// unknown parameter): retrying cannot help. A bad value of a known
+        /// parameter (`sslmode=sometimes`) is found when connecting: `.connect`.
         case invalidConnectionString
         /// No connection could be made (refused, unreachable, authentication).
         case connect
@@ -51,6 +53,10 @@ public struct PGError: Error, Sendable, CustomStringConvertible {
     /// a failover (25006, read-only), or the transaction lost a deadlock or
     /// a serialization race (40001, 40P01). The same statement, retried (on
     /// a new connection if this one is broken), may well succeed.
+    ///
+    /// Except 08P01 on a connection that still works: "protocol violation"
+    /// is how the server rejects malformed binary data (a binary COPY value
+    /// of the wrong type), which no retry mends.
     public var isTransient: Bool {
         if connectionBroken { return true }
         switch kind {
@@ -61,7 +67,8 @@ public struct PGError: Error, Sendable, CustomStringConvertible {
     }
 
     public static func isTransient(sqlState: String) -> Bool {
-        sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "25006", "40001", "40P01"].contains(sqlState)
+        (sqlState.hasPrefix("08") && sqlState != "08P01")
+            || ["57P01", "57P02", "57P03", "25006", "40001", "40P01"].contains(sqlState)
     }
 
     public var description: String {
