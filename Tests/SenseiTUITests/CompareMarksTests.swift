@@ -24,7 +24,7 @@ import SenseiModels
         _ = model.update(.sensorsLoaded(Fixture.summaries))
         #expect(model.update(.marksLoaded([3, 9, 1])) == [.saveMarks([3, 1])])
         #expect(model.marked == [3, 1])
-        #expect(AppView.render(model).text.split(separator: "\n")[2].hasPrefix("▸2External Temperature"))
+        #expect(AppView.render(model).text.split(separator: "\n")[2].hasPrefix("▸2 External Temperature"))
         // As kept: nothing to save.
         var again = AppModel(width: 80, height: 24, now: Fixture.now, serverName: "sensei.lan:3000")
         _ = again.update(.sensorsLoaded(Fixture.summaries))

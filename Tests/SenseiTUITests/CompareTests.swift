@@ -60,8 +60,8 @@ import SenseiModels
         for key: Key in [.character(" "), .down, .down, .character(" ")] { _ = model.update(.keyPressed(key)) }
         let grid = AppView.render(model)
         let lines = grid.text.split(separator: "\n")
-        #expect(lines[2].hasPrefix(" 1External Temperature"))
-        #expect(lines[4].hasPrefix("▸2Front door"))
+        #expect(lines[2].hasPrefix(" 1 External Temperature"))
+        #expect(lines[4].hasPrefix("▸2 Front door"))
         #expect(grid[1, 2].style == CellStyle(bold: true, role: .accent))
         #expect(grid[1, 4].style.role == .series2)
     }

@@ -69,13 +69,20 @@ import Testing
         #expect(!sensor("°C", .gauge).hasUsage && !sensor("kWh", .gauge).hasUsage && !sensor("w", .gauge).hasUsage)
     }
 
-    /// `u` on a temperature does nothing, and the status bar does not offer it.
+    /// `u` on a temperature shows no bars, and the status bar does not offer
+    /// it; pressed anyway, the bar says why and how to change the sensor
+    /// (issue 38: it did nothing and said nothing).
     @Test func theToggleIsOfferedWhereItApplies() {
         var temperature = Fixture.detailModel()
         #expect(!Fixture.statusBar(temperature).contains("u usage"))
-        let before = temperature
+        var before = temperature
         #expect(temperature.update(.keyPressed("u")).isEmpty)
+        #expect(!temperature.showsUsage)
+        let why = #"usage needs a counter or units W/kW/MW: PATCH /sensors/temperature_ext {"kind":"counter"}"#
+        before.errorMessage = why
         #expect(temperature == before)
+        // In the sync note's place, as the other refusals of a key are.
+        #expect(Fixture.statusBar(temperature, width: 120).hasPrefix("● online · " + why + "  "))
 
         var plug = Fixture.detailModel(summary: Self.plug)
         plug.zone = Self.berlin

@@ -135,7 +135,7 @@ import Testing
                 let summary = try await ImportRun(client: ImportChecks.client(sensei, token: sensei.writeToken)).run([path])
                 #expect(!summary.failed, "\(summary.text)")
                 #expect(summary.sensorsCreated == 2)
-                #expect(summary.text.contains("names, units, labels and kinds of the sensors were left as they are"))
+                #expect(summary.problems.contains("names, units, labels and kinds of the sensors were left as they are"))
                 let stored = try await ImportChecks.readings(of: sensei)
                 #expect(stored.count == expected.readings.values.reduce(0) { $0 + $1.count })
             }

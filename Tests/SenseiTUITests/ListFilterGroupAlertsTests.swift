@@ -50,8 +50,8 @@ import SenseiModels
         // snapshot: the prompt open
         #expect(screen(model) == """
              Sensei · sensei.lan:3000                                        1 of 4 sensors
-              Name                  Value   Updated  Last 24 h
-            ▸ Humidity               42 %    6h ago  ▁▃▅▅▆█▁▂▃▅▆▇█▁▃▄▅▆█▅▁▃▅▅▆         stale
+               Name                  Value   Updated  Last 24 h
+            ▸  Humidity               42 %    6h ago  ▁▃▅▆▇█▁▃▄▅▆█▁▂▃▅▆▇█▁▃▅▅▆         stale
 
 
 
@@ -102,7 +102,7 @@ import SenseiModels
         // snapshot: nothing matches
         #expect(screen(model) == """
              Sensei · sensei.lan:3000                    0 of 4 sensors
-              Name                  Value   Updated  Last 24 h
+               Name                  Value   Updated  Last 24 h
 
 
 
@@ -131,14 +131,14 @@ import SenseiModels
         // snapshot: grouped by room
         #expect(screen(model) == """
              Sensei · sensei.lan:3000                                   4 sensors · by room
-              Name                  Value   Updated  Last 24 h
+               Name                  Value   Updated  Last 24 h
             ── room: bathroom (1) ──────────────────────────────────────────────────────────
-              Humidity               42 %    6h ago  ▁▃▅▅▆█▁▂▃▅▆▇█▁▃▄▅▆█▅▁▃▅▅▆         stale
+               Humidity               42 %    6h ago  ▁▃▅▆▇█▁▃▄▅▆█▁▂▃▅▆▇█▁▃▅▅▆         stale
             ── room: outside (2) ───────────────────────────────────────────────────────────
-            ▸ External Temperature  25 °C    3m ago  ▁▁▁▂▂▂▂▃▃▃▃▃▄▄▄▄▅▅▅▅▆▆▆▆▆▇▇▇▇███
-              Front door               on   45s ago                               ▁▁█
+            ▸  External Temperature  25 °C    3m ago  ▁▁▁▂▂▂▂▃▃▃▃▃▄▄▄▅▅▅▅▆▆▆▆▆▇▇▇▇███
+               Front door               on   45s ago                              ▁▁█
             ── no room (1) ─────────────────────────────────────────────────────────────────
-              New probe                 —     never
+               New probe                 —     never
 
 
 
@@ -172,14 +172,14 @@ import SenseiModels
         // snapshot: ascii, narrow
         #expect(screen(model) == """
              Sensei | sensei.lan:3000
-              Name                   Value   Updated
+               Name                  Value   Updated
             -- room: bathroom (1) ------------------
-             !Humidity                42 %    6h ago
+              !Humidity               42 %    6h ago
             -- room: outside (2) -------------------
-            > External Temperatu~  25 degC    3m ago
-              Front door                on   45s ago
+            >  External Temperat~  25 degC    3m ago
+               Front door               on   45s ago
             -- no room (1) -------------------------
-              New probe                  -     never
+               New probe                 -     never
             * online | synced 12s ago
             """)
     }
@@ -193,16 +193,16 @@ import SenseiModels
         // snapshot: the door's alert fires; the humidity's is only pending
         #expect(grid.text == """
              Sensei · sensei.lan:3000                         4 sensors
-              Name                  Value   Updated  Last 24 h
-            ▸ External Temperature  25 °C    3m ago  ▁▂▂▃▃▄▅▆▆▇▇█
-              Humidity               42 %    6h ago  ▁▆█▃█▁▆█▃▆    stale
-             !Front door               on   45s ago             ▄
-              New probe                 —     never
+               Name                  Value   Updated  Last 24 h
+            ▸  External Temperature  25 °C    3m ago  ▁▂▂▃▄▅▅▆▇▇█
+               Humidity               42 %    6h ago  ▁█▁▆█▆█▃▆    stale
+              !Front door               on   45s ago            ▄
+               New probe                 —     never
 
             ● online · synced 12s ago   ⏎ open  / filter  ? help  q quit
             """)
         // In the error colour, bold.
-        #expect(grid[1, 4].style == CellStyle(bold: true, role: .error))
+        #expect(grid[2, 4].style == CellStyle(bold: true, role: .error))
     }
 
     @Test func aOpensTheAlertsScreenFiringFirst() {

@@ -12,11 +12,11 @@ import SenseiModels
         // snapshot: list80x24
         #expect(screen(model) == """
          Sensei · sensei.lan:3000                                             4 sensors
-          Name                  Value   Updated  Last 24 h
-        ▸ External Temperature  25 °C    3m ago  ▁▁▁▂▂▂▂▃▃▃▃▃▄▄▄▄▅▅▅▅▆▆▆▆▆▇▇▇▇███
-          Humidity               42 %    6h ago  ▁▃▅▅▆█▁▂▃▅▆▇█▁▃▄▅▆█▅▁▃▅▅▆         stale
-          Front door               on   45s ago                               ▁▁█
-          New probe                 —     never
+           Name                  Value   Updated  Last 24 h
+        ▸  External Temperature  25 °C    3m ago  ▁▁▁▂▂▂▂▃▃▃▃▃▄▄▄▅▅▅▅▆▆▆▆▆▇▇▇▇███
+           Humidity               42 %    6h ago  ▁▃▅▆▇█▁▃▄▅▆█▁▂▃▅▆▇█▁▃▅▅▆         stale
+           Front door               on   45s ago                              ▁▁█
+           New probe                 —     never
 
 
 
@@ -44,10 +44,10 @@ import SenseiModels
         // snapshot: list120x40
         #expect(screen(model) == """
          Sensei · sensei.lan:3000                                                                                     3 sensors
-          Name                  Value   Updated  Last 24 h
-        ▸ External Temperature  25 °C    3m ago  ▁▁▁▁▂▂▂▂▂▂▂▃▃▃▃▃▃▃▄▄▄▄▄▄▅▅▅▅▅▅▆▆▆▆▆▆▆▇▇▇▇▇▇▇████
-          Humidity               42 %    6h ago  ▁▂▃▄▅▅▆▇█▅▁▂▃▄▅▅▆▇█▅▁▂▃▄▅▅▆▇█▅▁▂▃▄▅▅▆             stale
-          Front door               on   45s ago                                              ▁▁▁█
+           Name                  Value   Updated  Last 24 h
+        ▸  External Temperature  25 °C    3m ago  ▁▁▁▁▂▂▂▂▂▂▂▃▃▃▃▃▃▃▄▄▄▄▄▄▅▅▅▅▅▅▆▆▆▆▆▆▆▇▇▇▇▇▇▇████
+           Humidity               42 %    6h ago  ▁▂▃▄▅▅▆▇█▅▁▂▃▄▅▅▆▇█▅▁▂▃▄▅▅▆▇█▅▁▂▃▄▅▅▆             stale
+           Front door               on   45s ago                                              ▁▁▁█
 
 
 
@@ -92,11 +92,11 @@ import SenseiModels
         // snapshot: list40x12
         #expect(screen(model) == """
          Sensei · sensei.lan:3000     4 sensors
-          Name                   Value   Updated
-        ▸ External Temperature   25 °C    3m ago
-         !Humidity                42 %    6h ago
-          Front door                on   45s ago
-          New probe                  —     never
+           Name                  Value   Updated
+        ▸  External Temperature  25 °C    3m ago
+          !Humidity               42 %    6h ago
+           Front door               on   45s ago
+           New probe                 —     never
 
 
 
@@ -112,9 +112,9 @@ import SenseiModels
         // snapshot: list20x5
         #expect(screen(model) == """
          Sensei · sensei.la…
-        ▸ External T…  25 °C
-         !Humidity      42 %
-          Front door      on
+        ▸  External …  25 °C
+          !Humidity     42 %
+           Front door     on
         ● online · synced 1…
         """)
     }
@@ -125,11 +125,11 @@ import SenseiModels
         // snapshot: listASCII
         #expect(screen(model) == """
          Sensei | sensei.lan:3000                         4 sensors
-          Name                    Value   Updated  Last 24 h
-        > External Temperature  25 degC    3m ago  __..--==^^
-          Humidity                 42 %    6h ago  _^_^_^_=    stale
-          Front door                 on   45s ago           -
-          New probe                   -     never
+           Name                    Value   Updated  Last 24 h
+        >  External Temperature  25 degC    3m ago  __..-==^^
+           Humidity                 42 %    6h ago  _^.^=^=    stale
+           Front door                 on   45s ago          -
+           New probe                   -     never
 
         * online | synced 12s ago                     ? help  q quit
         """)
@@ -144,12 +144,12 @@ import SenseiModels
         // snapshot: listScrolled
         #expect(screen(model) == """
          Sensei · sensei.lan:3000    12 sensors
-          Name                   Value   Updated
-          Sensor 8                   —     never
-          Sensor 9                   —     never
-          Sensor 10                  —     never
-          Sensor 11                  —     never
-        ▸ Sensor 12                  —     never
+           Name                  Value   Updated
+           Sensor 8                  —     never
+           Sensor 9                  —     never
+           Sensor 10                 —     never
+           Sensor 11                 —     never
+        ▸  Sensor 12                 —     never
         ● online · synced 12s ago
         """)
     }
@@ -162,10 +162,10 @@ import SenseiModels
         // snapshot: offlineList
         #expect(screen(model) == """
          Sensei · sensei.lan:3000                                             3 sensors
-          Name                  Value   Updated  Last 24 h
-        ▸ External Temperature  25 °C    3m ago  ▁▁▁▂▂▂▂▃▃▃▃▃▄▄▄▄▅▅▅▅▆▆▆▆▆▇▇▇▇███
-          Humidity               42 %    6h ago  ▁▃▅▅▆█▁▂▃▅▆▇█▁▃▄▅▆█▅▁▃▅▅▆         stale
-          Front door               on   45s ago                               ▁▁█
+           Name                  Value   Updated  Last 24 h
+        ▸  External Temperature  25 °C    3m ago  ▁▁▁▂▂▂▂▃▃▃▃▃▄▄▄▅▅▅▅▆▆▆▆▆▇▇▇▇███
+           Humidity               42 %    6h ago  ▁▃▅▆▇█▁▃▄▅▆█▁▂▃▅▆▇█▁▃▅▅▆         stale
+           Front door               on   45s ago                              ▁▁█
 
 
 

@@ -93,10 +93,10 @@ import SenseiTestSupport
         #expect(model.firingSensors.isEmpty)
         _ = model.update(.alertChanged(.state(Self.rule(state: .firing, value: 31.5))))
         #expect(model.firingSensors == ["temperature_ext"])
-        #expect(AppView.render(model).text.split(separator: "\n")[2].hasPrefix("▸!External Temperature"))
+        #expect(AppView.render(model).text.split(separator: "\n")[2].hasPrefix("▸ !External Temperature"))
         _ = model.update(.alertChanged(.state(Self.rule(state: .ok, value: 29))))
         #expect(model.firingSensors.isEmpty)
-        #expect(AppView.render(model).text.split(separator: "\n")[2].hasPrefix("▸ External Temperature"))
+        #expect(AppView.render(model).text.split(separator: "\n")[2].hasPrefix("▸  External Temperature"))
         _ = model.update(.alertChanged(.deleted(id: 7)))
         #expect(model.alerts.isEmpty)
     }

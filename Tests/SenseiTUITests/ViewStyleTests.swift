@@ -19,7 +19,7 @@ import SenseiModels
         let staleX = wide.lines[3].count - 5
         #expect(wide[staleX, 3].style.role == .stale && wide[staleX, 3].style.bold)
         let narrow = AppView.render(Fixture.model(width: 40, height: 12))
-        #expect(narrow[1, 3] == Cell("!", style: CellStyle(bold: true, role: .stale)))
+        #expect(narrow[2, 3] == Cell("!", style: CellStyle(bold: true, role: .stale)))
     }
 
     @Test func theTitleBarIsReversed() {

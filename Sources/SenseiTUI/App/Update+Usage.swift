@@ -30,12 +30,25 @@ extension AppModel {
     }
 
     mutating func toggleUsage() -> [Command] {
-        guard var state = detail, detailShownSensor?.hasUsage == true else { return [] }
+        guard var state = detail, let sensor = detailShownSensor else { return [] }
+        guard sensor.hasUsage else {
+            // A key that does nothing and says nothing looks broken (issue 38).
+            errorMessage = Self.noUsageMessage(sensor)
+            return []
+        }
         usageBars.toggle()
         // A chart column and a bar are different things to point at.
         state.cursor = nil
         detail = state
         return loadUsage()
+    }
+
+    /// Why `u` shows no bars for `sensor` (`hasUsage`), and how to set the
+    /// kind or units on the server (`PATCH /sensors/<code>`, admin; see
+    /// docs/api.md). Short, for the status bar: the reason comes first, the
+    /// request after it, should the bar cut the end off.
+    static func noUsageMessage(_ sensor: Sensor) -> String {
+        "usage needs a counter or units W/kW/MW: PATCH /sensors/\(sensor.code) {\"kind\":\"counter\"}"
     }
 
     /// Asks for the usage of the detail shown, when its bars are.

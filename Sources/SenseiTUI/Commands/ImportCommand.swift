@@ -55,6 +55,7 @@ struct ImportCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         print(summary.text, terminator: "")
+        FileHandle.standardError.write(Data(summary.problems.utf8))
         if summary.failed { throw ExitCode(1) }
     }
 }

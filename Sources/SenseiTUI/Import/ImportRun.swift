@@ -26,6 +26,8 @@ struct ImportSummary: Sendable {
         refusals += more.prefix(max(0, Self.keptRefusals - refusals.count))
     }
 
+    /// What was imported, for stdout: the points, the sensors created and
+    /// what was skipped on purpose (statistics hours without a value, say).
     var text: String {
         let rate = seconds > 0 ? Int(Double(points) / seconds) : 0
         var lines = ["Imported \(ImportProgress.count(points)) points from \(files) file\(files == 1 ? "" : "s") in "
@@ -34,14 +36,20 @@ struct ImportSummary: Sendable {
         for (reason, count) in skipped.sorted(by: { $0.key < $1.key }) {
             lines.append("Skipped \(ImportProgress.count(count)) \(reason).")
         }
-        lines += notes.map { "Note: \($0)." }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Warnings and errors, for stderr (a script reads stdout: issue 38):
+    /// notes, files not read to their end, refused lines; empty when none.
+    var problems: String {
+        var lines = notes.map { "Note: \($0)." }
         for error in fileErrors { lines.append("Error: \(error)") }
         if refusedCount > 0 {
             lines.append("Refused \(ImportProgress.count(refusedCount)) line\(refusedCount == 1 ? "" : "s"):")
             lines += refusals.map { "  \($0.description)" }
             if refusedCount > refusals.count { lines.append("  … and \(refusedCount - refusals.count) more") }
         }
-        return lines.joined(separator: "\n") + "\n"
+        return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
     }
 }
 

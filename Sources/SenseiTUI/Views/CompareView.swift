@@ -32,12 +32,17 @@ public enum CompareView {
 
     /// `1 ⠒⠒⠒⠒ External Temperature  25 °C  10–25 °C`: the line's number and
     /// pattern in its colour, the name, the latest value and the window's extent.
+    /// A sensor whose alert is firing has the list's `!` before its name
+    /// (`1 ⠒⠒⠒⠒ !Front door`): comparing it must not hide the alert.
     static func renderLegend(index: Int, data: DetailData, model: AppModel, into grid: inout CellGrid, row: Rect) {
         let charset = model.charset, glyphs = charset.glyphs
         let style = ChartLine.styles[min(index, ChartLine.styles.count - 1)]
         var x = grid.write("\(index + 1) " + ChartLine.sample(line: index, charset: charset) + " ", x: row.x, y: row.y,
                            style: CellStyle(bold: true, role: style.role), clip: row)
         let sensor = data.sensor
+        if model.firingSensors.contains(sensor.code) {
+            x = grid.write("!", x: x, y: row.y, style: CellStyle(bold: true, role: .error), clip: row)
+        }
         var text = charset.displayable(sensor.name)
         if let latest = sensor.latest {
             text += "  " + charset.displayable(Format.value(latest.value, type: sensor.valueType, units: sensor.units))

@@ -5,6 +5,9 @@ import SenseiModels
 /// way as the terminal narrows: first the sparkline, then the stale word
 /// (a `!` beside the name stays), then the age. A sensor with a firing alert
 /// is marked `!` beside the name, in the error colour where there is colour.
+/// The row starts with three one-cell marks: the selection, the sensor's
+/// number on the compare chart (space), and the `!`: each its own cell, so a
+/// marked sensor's firing alert still shows (issue 38).
 /// The filter (`/`) and grouping (`g`) come from `AppModel.listLayout`:
 /// grouped, each group starts with a header row naming the label's value.
 public enum ListView {
@@ -23,7 +26,8 @@ public enum ListView {
         var sparkline: Int
         var stale: Int
 
-        static let marker = 2
+        /// Selection, compare number, `!`.
+        static let marker = 3
         static let gap = 2
         static let ageWidth = 8
 
@@ -99,10 +103,11 @@ public enum ListView {
                 // Its line's number on the compare chart, in its colour.
                 grid.set(Character(String(mark + 1)), x: rect.x + 1, y: rect.y,
                          style: CellStyle(bold: true, role: ChartLine.styles[mark].role))
-            } else if firing.contains(summary.sensor.code) {
-                grid.set("!", x: rect.x + 1, y: rect.y, style: CellStyle(bold: true, role: .error))
+            }
+            if firing.contains(summary.sensor.code) {
+                grid.set("!", x: rect.x + 2, y: rect.y, style: CellStyle(bold: true, role: .error))
             } else if stale && columns.stale == 0 {
-                grid.set("!", x: rect.x + 1, y: rect.y, style: CellStyle(bold: true, role: .stale))
+                grid.set("!", x: rect.x + 2, y: rect.y, style: CellStyle(bold: true, role: .stale))
             }
             let age = summary.sensor.latest.map { Format.age(of: $0.timestamp, now: model.now) } ?? "never"
             let row = Row(area: rect, columns: columns, ellipsis: glyphs.ellipsis)
