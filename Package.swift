@@ -11,7 +11,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -39,6 +38,10 @@ let package = Package(
         .systemLibrary(
             name: "CLibPQ", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
+        // SHA-256 from Debian's OpenSSL, not a BoringSSL compiled into every build.
+        .systemLibrary(
+            name: "CLibCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
         // The variadic MHD_start_daemon and MHD's enums do not import into Swift;
         // this shim gives them plain C signatures.
         .target(name: "CSenseiHTTP", dependencies: ["CMicroHTTPD"]),
@@ -50,6 +53,7 @@ let package = Package(
         // A small blocking client over libpq: parameterised and prepared
         // statements, pipelines, COPY, LISTEN/NOTIFY; no event loop.
         .target(name: "SenseiPostgres", dependencies: ["CLibPQ"]),
+        .target(name: "SenseiDigest", dependencies: ["CLibCrypto"]),
         // gzip bodies out: the server's responses, the import's batches.
         .target(name: "SenseiGzip", dependencies: ["CZlib"]),
         // The one migrator of the server's store and the dashboard's cache (PRAGMA user_version).
@@ -57,12 +61,11 @@ let package = Package(
         .target(
             name: "SenseiServer",
             dependencies: [
-                "SenseiModels", "SenseiGzip", "SenseiSQLite", "CSenseiHTTP", "CSenseiSchema", "CZlib", "CMosquitto",
+                "SenseiModels", "SenseiDigest", "SenseiGzip", "SenseiSQLite", "CSenseiHTTP", "CSenseiSchema", "CZlib", "CMosquitto",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The insert hot path binds values through SQLite's C API.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 // Background work runs as Services of one ServiceGroup.

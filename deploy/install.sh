@@ -21,8 +21,9 @@
 #
 # The build links the Swift runtime statically (--static-swift-stdlib), so
 # the installed binaries need only Debian's libraries (libmicrohttpd12,
-# libsqlite3-0, libncursesw6, libcurl4), not the toolchain: the service
-# cannot read a toolchain under /home (ProtectHome=yes), and may outlive it.
+# libsqlite3-0, libncursesw6, libcurl4, zlib1g, libmosquitto1, libssl3), not
+# the toolchain: the service cannot read a toolchain under /home
+# (ProtectHome=yes), and may outlive it.
 # (Switching one scratch folder between static and plain release builds, as
 # scripts/serve.sh makes, recompiles the Swift modules: about 2 minutes.)
 # To build as yourself and install as root:

@@ -19,5 +19,11 @@ struct BearerTokenTests {
         // sha256("abc"), FIPS 180-2 appendix B.1.
         let expected = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         #expect(TokenSecret.digest(of: "abc").map { String(format: "%02x", $0) }.joined() == expected)
+        // Two blocks (FIPS 180-2 appendix B.2) and the empty string.
+        let twoBlocks = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"
+        #expect(TokenSecret.digest(of: twoBlocks).map { String(format: "%02x", $0) }.joined()
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(TokenSecret.digest(of: "").map { String(format: "%02x", $0) }.joined()
+                == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
 }

@@ -1,4 +1,4 @@
-import Crypto
+import SenseiDigest
 import SenseiModels
 
 /// The code of a sensor an ingest path creates: readable, the same for the
@@ -39,7 +39,7 @@ enum SeriesCode {
     }
 
     private static func hash(_ text: String) -> String {
-        let digest = SHA256.hash(data: Array(text.utf8))
+        let digest = SHA256.hash(text)
         let hex = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         for byte in digest.prefix(4) {
