@@ -50,6 +50,9 @@ let package = Package(
         .target(name: "CSenseiSchema"),
 
         .target(name: "SenseiModels"),
+        // InfluxDB's line protocol, read as InfluxDB reads it: one parser for the
+        // server's /write and `sensei import`. No imports, no I/O (fuzz/line-protocol.sh).
+        .target(name: "SenseiLineProtocol"),
         // A small blocking client over libpq: parameterised and prepared
         // statements, pipelines, COPY, LISTEN/NOTIFY; no event loop.
         .target(name: "SenseiPostgres", dependencies: ["CLibPQ"]),
@@ -61,7 +64,7 @@ let package = Package(
         .target(
             name: "SenseiServer",
             dependencies: [
-                "SenseiModels", "SenseiDigest", "SenseiGzip", "SenseiSQLite", "CSenseiHTTP", "CSenseiSchema", "CZlib", "CMosquitto",
+                "SenseiModels", "SenseiLineProtocol", "SenseiDigest", "SenseiGzip", "SenseiSQLite", "CSenseiHTTP", "CSenseiSchema", "CZlib", "CMosquitto",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The insert hot path binds values through SQLite's C API.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -113,6 +116,7 @@ let package = Package(
             ],
             path: "Tests/SenseiTestSupport"),
         .testTarget(name: "SenseiModelsTests", dependencies: ["SenseiModels", "SenseiTestSupport"]),
+        .testTarget(name: "SenseiLineProtocolTests", dependencies: ["SenseiLineProtocol", "SenseiTestSupport"]),
         // Against a real PostgreSQL: SenseiTestSupport's private cluster.
         .testTarget(name: "SenseiPostgresTests", dependencies: ["SenseiPostgres", "SenseiTestSupport"]),
         .testTarget(

@@ -1,5 +1,5 @@
 #!/bin/sh
-# libFuzzer on the line-protocol parser (Sources/SenseiServer/Ingest).
+# libFuzzer on the line-protocol parser (Sources/SenseiLineProtocol).
 #   fuzz/line-protocol.sh [SECONDS]   default 60; crashes are kept in $WORK/crash-*
 # Optional and outside the package, like fuzz/run.sh; CI runs the seeded
 # in-suite fuzzing (LineProtocolFuzzTests) instead.
@@ -9,7 +9,7 @@ seconds="${1:-60}"
 work="${SENSEI_FUZZ_DIR:-${TMPDIR:-/tmp}/sensei-libfuzzer}/line-protocol"
 mkdir -p "$work/corpus"
 swiftc -sanitize=fuzzer,address -parse-as-library -module-name LineProtocol -O -g \
-    Sources/SenseiServer/Ingest/LineProtocolParser.swift Sources/SenseiServer/Ingest/LineProtocolText.swift \
+    Sources/SenseiLineProtocol/LineProtocolParser.swift Sources/SenseiLineProtocol/LineProtocolText.swift \
     fuzz/LineProtocolFuzzer.swift -o "$work/line-protocol-fuzzer" 2>&1 \
     | grep -v "Cannot export local symbol '__asan" || true
 printf '%s\n' 'cpu,host=a,region=us-west usage_idle=98.5,usage_user=1.2 1700000000000000000' > "$work/corpus/telegraf"

@@ -1,3 +1,4 @@
+import SenseiLineProtocol
 import SenseiModels
 
 /// Line-protocol points as the store's series points: each (measurement, tag

@@ -1,3 +1,4 @@
+import SenseiLineProtocol
 import SenseiModels
 
 /// InfluxDB's write API, so Telegraf, Home Assistant, Node-RED and the Influx

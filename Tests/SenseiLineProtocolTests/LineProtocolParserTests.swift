@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import SenseiTestSupport
-@testable import SenseiServer
+import SenseiLineProtocol
 
 /// The parser against InfluxDB's own cases (models/points_test.go, rewritten as
 /// facts): what it accepts, how it unescapes, and its exact error texts.
