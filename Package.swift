@@ -14,9 +14,6 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        // PostgreSQL, for a hub past one machine (`serve --database postgresql://…`).
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // C libraries, found through pkg-config.
@@ -34,7 +31,8 @@ let package = Package(
         .systemLibrary(
             name: "CMosquitto", pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]),
-        // PostgreSQL's own client library (Debian's libpq, with its OpenSSL for sslmode).
+        // PostgreSQL's own client library (Debian's libpq, with its OpenSSL for
+        // sslmode), for a hub past one machine (`serve --database postgresql://…`).
         .systemLibrary(
             name: "CLibPQ", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
@@ -65,6 +63,8 @@ let package = Package(
             name: "SenseiServer",
             dependencies: [
                 "SenseiModels", "SenseiLineProtocol", "SenseiDigest", "SenseiGzip", "SenseiSQLite", "CSenseiHTTP", "CSenseiSchema", "CZlib", "CMosquitto",
+                // The PostgreSQL backend (`Postgres/`): blocking calls through libpq.
+                "SenseiPostgres",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The insert hot path binds values through SQLite's C API.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -74,20 +74,29 @@ let package = Package(
                 // Background work runs as Services of one ServiceGroup.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                // TLS to PostgreSQL (`sslmode=` in the database URL).
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
         .executableTarget(
             name: "sensei-server", dependencies: ["SenseiServer"], path: "Sources/sensei-server"),
 
+        // The dashboard's side of the API: the client, the cache (SQLite) and sync,
+        // the config. Sensors and series, no screens.
+        .target(
+            name: "SenseiClient",
+            dependencies: ["SenseiModels", "SenseiSQLite", .product(name: "GRDB", package: "GRDB.swift")]),
+        // `sensei import` (line protocol, Home Assistant, CSV) and `sensei export`.
+        .target(
+            name: "SenseiTransfer",
+            dependencies: [
+                // CZlib: import reads gzip files as it goes.
+                "SenseiClient", "SenseiModels", "SenseiLineProtocol", "SenseiGzip", "CZlib",
+                // Home Assistant's recorder database.
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         // The dashboard: everything but Terminal/ (the one ncurses layer) is testable as text.
         .target(
             name: "SenseiTUI",
             dependencies: [
-                // CZlib: import reads gzip files as it goes.
-                "SenseiModels", "SenseiGzip", "SenseiSQLite", "CNcursesw", "CZlib",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "SenseiClient", "SenseiTransfer", "SenseiModels", "CNcursesw",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "sensei", dependencies: ["SenseiTUI"], path: "Sources/sensei"),
@@ -122,18 +131,18 @@ let package = Package(
         .testTarget(
             name: "SenseiTUITests",
             dependencies: [
-                "SenseiTUI", "SenseiModels", "SenseiGzip", "SenseiServer", "SenseiTestSupport",
+                "SenseiTUI", "SenseiClient", "SenseiTransfer", "SenseiModels", "SenseiGzip", "SenseiServer",
+                "SenseiTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "SenseiServerTests",
             dependencies: [
-                "SenseiServer", "SenseiModels", "SenseiTestSupport",
+                "SenseiServer", "SenseiModels", "SenseiPostgres", "SenseiTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]),
     ]
 )

@@ -21,7 +21,7 @@
 #
 # The build links the Swift runtime statically (--static-swift-stdlib), so
 # the installed binaries need only Debian's libraries (libmicrohttpd12,
-# libsqlite3-0, libncursesw6, libcurl4, zlib1g, libmosquitto1, libssl3), not
+# libsqlite3-0, libncursesw6, libcurl4, zlib1g, libmosquitto1, libssl3, libpq5), not
 # the toolchain: the service cannot read a toolchain under /home
 # (ProtectHome=yes), and may outlive it.
 # (Switching one scratch folder between static and plain release builds, as

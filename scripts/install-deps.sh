@@ -5,12 +5,13 @@ set -euo pipefail
 
 # Extra package names may be given as arguments (bench/run.sh adds wrk).
 # openssl and curl: the TLS tests make a certificate and talk HTTPS with them.
-# zlib: gzip bodies; libssl: SHA-256 from libcrypto; libmosquitto: the MQTT subscriber; mosquitto and its
+# zlib: gzip bodies; libssl: SHA-256 from libcrypto; libpq: the PostgreSQL client (SenseiPostgres);
+# libmosquitto: the MQTT subscriber; mosquitto and its
 # clients: the broker the MQTT tests start on loopback and publish through.
 # influxdb: the InfluxDB 1.6 the InfluxQL differential test answers against.
 # tzdata: the time zones energy usage is counted in (/usr/share/zoneinfo).
 # postgresql: the server the PostgreSQL backend's tests start on a private port.
-packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libncurses-dev zlib1g-dev libmosquitto-dev libssl-dev
+packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libncurses-dev zlib1g-dev libmosquitto-dev libssl-dev libpq-dev
           mosquitto mosquitto-clients tmux openssl curl influxdb tzdata postgresql "$@")
 missing=()
 for package in "${packages[@]}"; do

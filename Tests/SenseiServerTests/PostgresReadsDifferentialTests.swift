@@ -1,8 +1,7 @@
 import Foundation
 import GRDB
 import Logging
-import NIOCore
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 import SenseiTestSupport
 import Testing

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
-import PostgresNIO
+import SenseiPostgres
 import Synchronization
 import Testing
 import SenseiModels
@@ -70,7 +70,7 @@ struct PostgresWriteTests {
             for row in try session.rows("""
                 SELECT b.data FROM reading_blocks b JOIN sensors s ON s.id = b.sensor_id WHERE s.code = \(code)
                 """) {
-                let block = try ReadingBlock.decode([UInt8](try row.decode(Data.self)))
+                let block = try ReadingBlock.decode(try row.decode([UInt8].self))
                 all += zip(block.timestamps, block.values).map { ($0, $1) }
             }
             return all.sorted { $0.0 < $1.0 }.map { Reading(timestamp: Timestamp(milliseconds: $0.0), value: $0.1) }

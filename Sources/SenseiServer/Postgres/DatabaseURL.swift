@@ -1,6 +1,4 @@
 import Foundation
-import NIOSSL
-import PostgresNIO
 
 /// `--database postgresql://user:password@host:port/database?sslmode=require`
 /// (or `SENSEI_DATABASE_URL`): where a node keeps its data when it is not the
@@ -27,7 +25,7 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
     public var database: String
     public var sslMode: SSLMode
     /// `sslrootcert=`: the CA certificates `verify-ca`/`verify-full` trust;
-    /// nil: the system's.
+    /// nil: the system's (Debian's bundle, `systemCertificates`).
     public var rootCertificate: String?
 
     public init(_ text: String) throws {
@@ -78,36 +76,45 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         return "postgresql://\(user)@\(address)/\(database)\(place)"
     }
 
-    /// What postgres-nio connects with.
-    func connectionConfiguration() throws -> PostgresConnection.Configuration {
+    /// What libpq connects with: its `key=value` form, each value quoted.
+    /// TLS is libpq's own (`sslmode`, `sslrootcert`), over the system's OpenSSL.
+    var conninfo: String {
+        var settings: [(String, String)] = []
         if let socketPath {
-            // A Unix socket: the PostgreSQL convention names the directory.
-            let file = socketPath.hasSuffix(".s.PGSQL.\(port)") ? socketPath : socketPath + "/.s.PGSQL.\(port)"
-            return PostgresConnection.Configuration(unixSocketPath: file, username: user, password: password,
-                                                    database: database)
+            // A Unix socket: libpq names the directory; the socket file is accepted too.
+            let file = "/.s.PGSQL.\(port)"
+            settings.append(("host", socketPath.hasSuffix(file) ? String(socketPath.dropLast(file.count)) : socketPath))
+        } else {
+            settings.append(("host", host ?? "localhost"))
         }
-        return PostgresConnection.Configuration(host: host ?? "localhost", port: port, username: user,
-                                                password: password, database: database, tls: try tls())
+        settings.append(("port", "\(port)"))
+        settings.append(("user", user))
+        if let password { settings.append(("password", password)) }
+        settings.append(("dbname", database))
+        settings.append(("sslmode", sslMode.rawValue))
+        // libpq's own default is ~/.postgresql/root.crt; Sensei's has always
+        // been the system's certificates.
+        let verifies = sslMode == .verifyCA || sslMode == .verifyFull
+        if let root = rootCertificate ?? (verifies ? Self.systemCertificates : nil) {
+            settings.append(("sslrootcert", root))
+        }
+        return settings.map { key, value in "\(key)=\(Self.quoted(value))" }.joined(separator: " ")
     }
 
-    private func tls() throws -> PostgresConnection.Configuration.TLS {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        switch sslMode {
-        case .disable:
-            return .disable
-        case .prefer, .require:
-            // libpq: encryption without checking whom it is with.
-            configuration.certificateVerification = .none
-        case .verifyCA:
-            configuration.certificateVerification = .noHostnameVerification
-        case .verifyFull:
-            configuration.certificateVerification = .fullVerification
+    /// Debian's CA bundle (ca-certificates), when there is one.
+    static var systemCertificates: String? {
+        let path = "/etc/ssl/certs/ca-certificates.crt"
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    /// A conninfo value: in single quotes, `\` and `'` escaped with a backslash.
+    static func quoted(_ value: String) -> String {
+        var text = "'"
+        for character in value {
+            if character == "\\" || character == "'" { text.append("\\") }
+            text.append(character)
         }
-        if let rootCertificate {
-            configuration.trustRoots = .file(rootCertificate)
-        }
-        let context = try NIOSSLContext(configuration: configuration)
-        return sslMode == .prefer ? .prefer(context) : .require(context)
+        return text + "'"
     }
 }
 

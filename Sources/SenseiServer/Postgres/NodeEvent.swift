@@ -1,4 +1,3 @@
-import NIOCore
 import SenseiModels
 
 /// What one node tells the others through `node_events` (schema-postgres.sql):
@@ -22,53 +21,54 @@ enum NodeEvent: Sendable {
     }
 
     /// The row's `body`.
-    var body: ByteBuffer {
-        var buffer = ByteBuffer()
+    var body: [UInt8] {
+        var buffer: [UInt8] = []
         switch self {
         case .readings(let written):
-            buffer.writeInteger(UInt32(written.count), endianness: .little)
+            buffer.reserveCapacity(4 + written.reduce(0) { $0 + 18 + $1.code.utf8.count + 16 * $1.readings.count })
+            buffer.appendLittleEndian(UInt32(written.count))
             for stored in written {
-                buffer.writeInteger(stored.sensorID, endianness: .little)
-                buffer.writeInteger(UInt32(stored.count), endianness: .little)
-                buffer.writeInteger(UInt16(stored.code.utf8.count), endianness: .little)
-                buffer.writeString(stored.code)
-                buffer.writeInteger(UInt32(stored.readings.count), endianness: .little)
+                buffer.appendLittleEndian(stored.sensorID)
+                buffer.appendLittleEndian(UInt32(stored.count))
+                buffer.appendLittleEndian(UInt16(stored.code.utf8.count))
+                buffer.append(contentsOf: stored.code.utf8)
+                buffer.appendLittleEndian(UInt32(stored.readings.count))
                 for reading in stored.readings {
-                    buffer.writeInteger(reading.timestamp.milliseconds, endianness: .little)
-                    buffer.writeInteger(reading.value.bitPattern, endianness: .little)
+                    buffer.appendLittleEndian(reading.timestamp.milliseconds)
+                    buffer.appendLittleEndian(reading.value.bitPattern)
                 }
             }
         case .alert(let event):
-            buffer.writeInteger(event.ruleID, endianness: .little)
-            buffer.writeInteger(UInt8(event.isRuleChange ? 1 : 0))
-            buffer.writeInteger(UInt32(event.sensorIDs.count), endianness: .little)
-            for id in event.sensorIDs { buffer.writeInteger(id, endianness: .little) }
-            buffer.writeBytes(event.bytes)
+            buffer.appendLittleEndian(event.ruleID)
+            buffer.append(event.isRuleChange ? 1 : 0)
+            buffer.appendLittleEndian(UInt32(event.sensorIDs.count))
+            for id in event.sensorIDs { buffer.appendLittleEndian(id) }
+            buffer.append(contentsOf: event.bytes)
         }
         return buffer
     }
 
     /// The event a row holds; nil for a kind this node does not know (a
     /// newer node's) or a body that does not parse.
-    init?(kind: Int16, body: ByteBuffer) {
-        var body = body
+    init?(kind: Int16, body bytes: [UInt8]) {
+        var body = LittleEndianReader(bytes[...])
         switch kind {
         case 1:
-            guard let sensors = body.readInteger(endianness: .little, as: UInt32.self) else { return nil }
+            guard let sensors = body.read(UInt32.self) else { return nil }
             var written: [StoredReadings] = []
             for _ in 0..<sensors {
-                guard let sensorID = body.readInteger(endianness: .little, as: Int64.self),
-                      let count = body.readInteger(endianness: .little, as: UInt32.self),
-                      let codeLength = body.readInteger(endianness: .little, as: UInt16.self),
+                guard let sensorID = body.read(Int64.self),
+                      let count = body.read(UInt32.self),
+                      let codeLength = body.read(UInt16.self),
                       let code = body.readString(length: Int(codeLength)),
-                      let readingCount = body.readInteger(endianness: .little, as: UInt32.self),
-                      body.readableBytes >= Int(readingCount) * 16
+                      let readingCount = body.read(UInt32.self),
+                      body.remaining >= Int(readingCount) * 16
                 else { return nil }
                 var readings: [Reading] = []
                 readings.reserveCapacity(Int(readingCount))
                 for _ in 0..<readingCount {
-                    let milliseconds = body.readInteger(endianness: .little, as: Int64.self)!
-                    let bits = body.readInteger(endianness: .little, as: UInt64.self)!
+                    let milliseconds = body.read(Int64.self)!
+                    let bits = body.read(UInt64.self)!
                     readings.append(Reading(timestamp: Timestamp(milliseconds: milliseconds),
                                             value: Double(bitPattern: bits)))
                 }
@@ -76,16 +76,49 @@ enum NodeEvent: Sendable {
             }
             self = .readings(written)
         case 2:
-            guard let ruleID = body.readInteger(endianness: .little, as: Int64.self),
-                  let ruleChange = body.readInteger(as: UInt8.self),
-                  let sensors = body.readInteger(endianness: .little, as: UInt32.self),
-                  body.readableBytes >= Int(sensors) * 8
+            guard let ruleID = body.read(Int64.self),
+                  let ruleChange = body.read(UInt8.self),
+                  let sensors = body.read(UInt32.self),
+                  body.remaining >= Int(sensors) * 8
             else { return nil }
-            let sensorIDs = (0..<sensors).map { _ in body.readInteger(endianness: .little, as: Int64.self)! }
+            let sensorIDs = (0..<sensors).map { _ in body.read(Int64.self)! }
             self = .alert(AlertEvent.Relayed(ruleID: ruleID, isRuleChange: ruleChange == 1,
-                                             sensorIDs: Set(sensorIDs), bytes: Array(body.readableBytesView)))
+                                             sensorIDs: Set(sensorIDs), bytes: Array(body.rest)))
         default:
             return nil
         }
+    }
+}
+
+extension [UInt8] {
+    /// Appends `value` in little-endian byte order (`NodeEvent`'s).
+    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+}
+
+/// Reads little-endian integers and UTF-8 strings off the front of bytes;
+/// nil when too few are left.
+struct LittleEndianReader {
+    private(set) var rest: ArraySlice<UInt8>
+
+    init(_ bytes: ArraySlice<UInt8>) {
+        rest = bytes
+    }
+
+    var remaining: Int { rest.count }
+
+    mutating func read<T: FixedWidthInteger>(_ type: T.Type) -> T? {
+        let size = MemoryLayout<T>.size
+        guard rest.count >= size else { return nil }
+        let value = rest.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(as: T.self)) }
+        rest = rest.dropFirst(size)
+        return value
+    }
+
+    mutating func readString(length: Int) -> String? {
+        guard rest.count >= length else { return nil }
+        defer { rest = rest.dropFirst(length) }
+        return String(decoding: rest.prefix(length), as: UTF8.self)
     }
 }

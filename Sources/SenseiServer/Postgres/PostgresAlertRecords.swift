@@ -1,4 +1,4 @@
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 
 /// Alert rows as the PostgreSQL store reads them, by column name.
@@ -11,8 +11,8 @@ extension StoredAlert {
         s.kind AS sensor_kind, s.units AS sensor_units
         """
 
-    init(postgres row: PostgresRow) throws {
-        let columns = row.makeRandomAccess()
+    init(postgres row: PGRow) throws {
+        let columns = row
         let rule = AlertRule(
             name: try columns["name"].decode(String.self), sensorID: try columns["sensor_id"].decode(Int64.self),
             condition: AlertCondition(rawValue: try columns["condition"].decode(String.self)) ?? .above,
@@ -38,8 +38,8 @@ extension StoredAlert {
 }
 
 extension OutboxEntry {
-    init(postgres row: PostgresRow) throws {
-        let columns = row.makeRandomAccess()
+    init(postgres row: PGRow) throws {
+        let columns = row
         self.init(id: try columns["id"].decode(Int64.self), url: try columns["url"].decode(String.self),
                   payload: try columns["payload"].decode(String.self),
                   attempts: Int(try columns["attempts"].decode(Int32.self)),

@@ -1,8 +1,7 @@
 import Dispatch
 import Logging
-import NIOCore
-import PostgresNIO
 import SenseiModels
+import SenseiPostgres
 import Synchronization
 
 /// This node among the others on one PostgreSQL database: one connection of
@@ -16,8 +15,10 @@ import Synchronization
 ///   of) are read in (xid, id) order, only from transactions older than every
 ///   one still running in this database (`settled`): a transaction that began
 ///   first but commits last is read when it commits, never skipped. `NOTIFY
-///   sensei_events` wakes the link at once; without it (missed while
-///   reconnecting) the next round reads what came, so nothing is lost.
+///   sensei_events` wakes the link at once: between rounds it waits on its
+///   connection for one (`nextNotification`), a quarter of a second at most;
+///   without it (missed while reconnecting) the next round reads what came,
+///   so nothing is lost.
 final class PostgresNodeLink: NodeLink {
     /// The advisory lock's key: the schema's transaction holds `lockKey`,
     /// sensor creation `lockKey + 1`.
@@ -33,13 +34,15 @@ final class PostgresNodeLink: NodeLink {
     private let logger: Logger
     private let worker = WorkerThread(name: "sensei-node-link")
     private let leaseHeld = Atomic<Bool>(false)
+    /// Set by `stop`, before it interrupts the wait for a notification.
+    private let stopping = Atomic<Bool>(false)
     /// Relays leave on this queue, in order, off the caller's thread.
     private let relays = DispatchQueue(label: "sensei-node-relays")
     /// Touched only on the worker's thread.
     private let link = Mutex(LinkState())
 
     private struct LinkState {
-        var connection: PostgresConnection?
+        var connection: PGConnection?
         /// The last event read: (xid as text, id).
         var cursor: (xid: String, id: Int64)?
         var lastLeaseTry = ContinuousClock.Instant.now - .seconds(10)
@@ -82,11 +85,16 @@ final class PostgresNodeLink: NodeLink {
     }
 
     func stop() {
+        // A round waiting for a notification wakes (`interrupt` is the one
+        // call safe from another thread); one about to wait sees `stopping`,
+        // or finds the interrupt pending and returns at once.
+        stopping.store(true, ordering: .releasing)
+        link.withLock { $0.connection }?.interrupt()
         worker.stop()
         relays.sync {}
         link.withLock { state in
             // Closing the session releases the lease at once.
-            if let connection = state.connection { PostgresConnections.discard(connection) }
+            state.connection?.close()
             state.connection = nil
         }
         leaseHeld.store(false, ordering: .releasing)
@@ -98,7 +106,7 @@ final class PostgresNodeLink: NodeLink {
 
     func othersAlive() -> Bool {
         let own = link.withLock { $0.connection }.map { _ in true } ?? false
-        let query: PostgresQuery = """
+        let query: PGQuery = """
             SELECT count(*) FROM pg_stat_activity
             WHERE application_name = \(Self.applicationName) AND datname = current_database()
             """
@@ -126,7 +134,9 @@ final class PostgresNodeLink: NodeLink {
             """)
     }
 
-    /// One round: connect if need be, try for the lease, read what came.
+    /// One round: connect if need be, try for the lease, read what came,
+    /// then wait on the connection for another node's notification (a
+    /// quarter of a second at most) before the next.
     private func round(_ delivery: NodeDelivery) -> Double {
         do {
             let connection = try connected()
@@ -134,10 +144,11 @@ final class PostgresNodeLink: NodeLink {
             try readEvents(on: connection, delivery)
             try cleanUp(on: connection)
             link.withLock { $0.reportedDown = false }
-            return 0.25
+            try awaitNotification(on: connection, for: .milliseconds(250))
+            return 0
         } catch {
             let firstTime = link.withLock { state in
-                if let connection = state.connection { PostgresConnections.discard(connection) }
+                state.connection?.close()
                 state.connection = nil
                 defer { state.reportedDown = true }
                 return !state.reportedDown
@@ -152,25 +163,46 @@ final class PostgresNodeLink: NodeLink {
         }
     }
 
-    private func connected() throws -> PostgresConnection {
-        if let connection = link.withLock({ $0.connection }), !connection.isClosed { return connection }
-        if let stale = link.withLock({ $0.connection }) { PostgresConnections.discard(stale) }
-        let connection = try connections.connect()
-        let (worker, node) = (worker, node)
-        // Each commit of this node's notifies too (its name as the payload):
-        // nothing for this node to read.
-        connection.addListener(channel: "sensei_events") { _, notification in
-            if notification.payload != node { worker.wake() }
+    /// Waits until another node notifies, `timeout` passes, or `stop`
+    /// interrupts. Each commit of this node's notifies too (its name as the
+    /// payload): nothing for this node to read, so the wait goes on.
+    private func awaitNotification(on connection: PGConnection, for timeout: Duration) throws {
+        let deadline = ContinuousClock.now + timeout
+        while !stopping.load(ordering: .acquiring) {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return }
+            let notification: PGNotification?
+            do {
+                notification = try connection.nextNotification(timeout: left)
+            } catch {
+                throw PostgresStoreError.unavailable(url: "PostgreSQL", reason: PostgresSession.describe(error))
+            }
+            // Timed out, or interrupted.
+            guard let notification else { return }
+            if notification.payload != node {
+                // The others queued meanwhile say nothing more: the round reads everything.
+                while try connection.nextNotification(timeout: .zero) != nil {}
+                return
+            }
         }
-        try PostgresSession(connection: connection, logger: logger)
-            .execute("SELECT set_config('application_name', \(Self.applicationName), false)")
+    }
+
+    private func connected() throws -> PGConnection {
+        if let connection = link.withLock({ $0.connection }), !connection.isBroken { return connection }
+        if let stale = link.withLock({ $0.connection }) { stale.close() }
+        let connection = try connections.connect()
         link.withLock { $0.connection = connection }
+        let session = PostgresSession(connection: connection, logger: logger)
+        try session.script("LISTEN sensei_events")
+        try session.execute("SELECT set_config('application_name', \(Self.applicationName), false)")
+        // `stop` interrupted a connection closed since: this one's wait must end too.
+        if stopping.load(ordering: .acquiring) { connection.interrupt() }
         // Lost with the old connection, if any.
         if leaseHeld.load(ordering: .acquiring) { throw PostgresStoreError.unavailable(url: "PostgreSQL", reason: "the lease's connection closed") }
         return connection
     }
 
-    private func tryForLease(on connection: PostgresConnection, _ delivery: NodeDelivery) throws {
+    private func tryForLease(on connection: PGConnection, _ delivery: NodeDelivery) throws {
         guard !holdsLease else { return }
         guard link.withLock({ LinkState.due(&$0.lastLeaseTry, every: .seconds(1)) }) else { return }
         let session = PostgresSession(connection: connection, logger: logger)
@@ -204,7 +236,7 @@ final class PostgresNodeLink: NodeLink {
                AND l.transactionid IS NOT NULL AND a.datname IS DISTINCT FROM current_database()))
         """
 
-    private func readEvents(on connection: PostgresConnection, _ delivery: NodeDelivery) throws {
+    private func readEvents(on connection: PGConnection, _ delivery: NodeDelivery) throws {
         let session = PostgresSession(connection: connection, logger: logger)
         var cursor = try link.withLock { $0.cursor } ?? startingCursor(session)
         while true {
@@ -215,7 +247,7 @@ final class PostgresNodeLink: NodeLink {
                 ORDER BY xid, id LIMIT 200
                 """)
             for row in rows {
-                let (xid, id, origin, kind, body) = try row.decode((String, Int64, String, Int16, ByteBuffer).self)
+                let (xid, id, origin, kind, body) = try row.decode((String, Int64, String, Int16, [UInt8]).self)
                 cursor = (xid, id)
                 guard origin != node, let event = NodeEvent(kind: kind, body: body) else { continue }
                 switch event {
@@ -235,7 +267,7 @@ final class PostgresNodeLink: NodeLink {
     }
 
     /// The lease holder deletes events no node needs any more, every ten seconds.
-    private func cleanUp(on connection: PostgresConnection) throws {
+    private func cleanUp(on connection: PGConnection) throws {
         guard holdsLease else { return }
         guard link.withLock({ LinkState.due(&$0.lastCleanup, every: .seconds(10)) }) else { return }
         let session = PostgresSession(connection: connection, logger: logger)

@@ -1,5 +1,4 @@
-import NIOCore
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 
 /// A sensor's packed hours in PostgreSQL (`reading_blocks`): packing an hour
@@ -25,7 +24,7 @@ enum PostgresPackedHours {
             values.append(value)
         }
         guard let summary = UsageSummary(timestamps: timestamps, values: values) else { return 0 }
-        let data = ByteBuffer(bytes: ReadingBlock.encode(timestamps: timestamps, values: values))
+        let data = ReadingBlock.encode(timestamps: timestamps, values: values)
         let count = Int32(timestamps.count)
         let sum = values.reduce(0, +), min = values.min()!, max = values.max()!
         try session.execute("""
@@ -61,11 +60,10 @@ enum PostgresPackedHours {
     }
 
     /// Puts deleted blocks' readings back into `readings`.
-    private static func restore(sensorID: Int64, blocks: [PostgresRow], in session: PostgresSession) throws {
+    private static func restore(sensorID: Int64, blocks: PGResult, in session: PostgresSession) throws {
         var timestamps: [Int64] = [], values: [Double] = []
         for row in blocks {
-            let data = try row.decode(ByteBuffer.self)
-            let block = try data.withUnsafeReadableBytes { try ReadingBlock.decode($0.bindMemory(to: UInt8.self)) }
+            let block = try ReadingBlock.decode(try row.decode([UInt8].self))
             timestamps += block.timestamps
             values += block.values
         }

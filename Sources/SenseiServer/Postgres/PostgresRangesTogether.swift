@@ -1,5 +1,4 @@
-import NIOCore
-import PostgresNIO
+import SenseiPostgres
 
 /// The readings of several sensors' ranges (each its own `lo`, one `hi`)
 /// in one statement, sensors in the order given, each oldest first: what a
@@ -26,7 +25,7 @@ struct PostgresRangesTogether {
         if ranges.count == 1 {
             return try ranges[0].forEach(ascending: true, expected: limit, in: session) { try body(0, $0, $1) }
         }
-        var query = PostgresQuery(unsafeSQL: """
+        var query = PGQuery(unsafeSQL: """
             SELECT s.n, r.key, r.value, r.data
             FROM unnest($1::int8[], $2::int8[], $3::int8[]) WITH ORDINALITY AS s(id, rows_from, blocks_from, n)
             CROSS JOIN LATERAL (
@@ -60,7 +59,7 @@ struct PostgresRangesTogether {
             return going
         }
         for row in try session.rows(query) {
-            let columns = row.makeRandomAccess()
+            let columns = row
             let index = Int(try columns[0].decode(Int64.self)) - 1
             if index != current {
                 guard try finishCurrent() else { return }
@@ -70,7 +69,7 @@ struct PostgresRangesTogether {
             let key = try columns[1].decode(Int64.self)
             items += 1
             lastKey = key
-            if let data = try columns[3].decode(ByteBuffer?.self) {
+            if let data = try columns[3].decode([UInt8]?.self) {
                 let block = PostgresReadingRange.PackedHour(start: key, data: data, summary: nil)
                 guard try ranges[index].forEachReading(in: block, ascending: true, { try body(index, $0, $1) })
                 else { return }

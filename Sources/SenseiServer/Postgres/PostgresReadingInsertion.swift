@@ -1,4 +1,4 @@
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 
 /// One write of one sensor's readings on PostgreSQL, inside the group's
@@ -95,7 +95,7 @@ struct PostgresReadingInsertion {
             RETURNING ts
             """)
         guard inserted.count < placed.timestamps.count else { return [:] }
-        let landed = Set(try inserted.map { try $0.decode(Int64.self) })
+        let landed = Set(try inserted.map { try $0.decode(Int64.self, at: 0) })
         var moved: [Int64: Int64] = [:]
         var candidate = after
         for (ts, value) in zip(placed.timestamps, placed.values) where !landed.contains(ts) {

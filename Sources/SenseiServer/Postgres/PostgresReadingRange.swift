@@ -1,5 +1,4 @@
-import NIOCore
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 
 /// Every reading of a sensor from `lo` through `hi` (inclusive) in
@@ -20,7 +19,7 @@ struct PostgresReadingRange {
     /// A packed hour as the walk hands it on: its readings still encoded.
     struct PackedHour {
         let start: Int64
-        let data: ByteBuffer
+        let data: [UInt8]
         /// Its `UsageSummary` columns; only when the walk was asked for them,
         /// and nil when never filled.
         let summary: UsageSummary?
@@ -41,9 +40,8 @@ struct PostgresReadingRange {
     /// The readings of a packed hour that lie in the range, to `body` in the
     /// order asked; false when `body` stopped.
     func forEachReading(in block: PackedHour, ascending: Bool, _ body: (Int64, Double) throws -> Bool) throws -> Bool {
-        try block.data.withUnsafeReadableBytes { raw in
-            try ReadingRange(sensorID: sensorID, lo: lo, hi: hi)
-                .forEachReading(in: raw.assumingMemoryBound(to: UInt8.self), ascending: ascending, body)
+        try block.data.withUnsafeBufferPointer { bytes in
+            try ReadingRange(sensorID: sensorID, lo: lo, hi: hi).forEachReading(in: bytes, ascending: ascending, body)
         }
     }
 
@@ -70,9 +68,9 @@ struct PostgresReadingRange {
                                                   through: to, ascending: ascending, summaries: summaries,
                                                   limit: pageSize))
             for row in rows {
-                let columns = row.makeRandomAccess()
+                let columns = row
                 let key = try columns[0].decode(Int64.self)
-                if let data = try columns[2].decode(ByteBuffer?.self) {
+                if let data = try columns[2].decode([UInt8]?.self) {
                     let summary = summaries ? try Self.summary(in: columns) : nil
                     guard try blockBody(PackedHour(start: key, data: data, summary: summary)) else { return }
                 } else {
@@ -100,12 +98,12 @@ struct PostgresReadingRange {
     /// columns: key, value (rows), data (blocks), then with `summaries` the
     /// blocks' count and `PackedHours.summaryColumns`.
     private static func page(of sensorID: Int64, rowsFrom: Int64, blocksFrom: Int64, through to: Int64,
-                             ascending: Bool, summaries: Bool, limit: Int) -> PostgresQuery {
+                             ascending: Bool, summaries: Bool, limit: Int) -> PGQuery {
         let order = ascending ? "ASC" : "DESC"
         let rowExtras = summaries ? ", NULL::integer, " + Array(repeating: "NULL", count: 7).joined(separator: ", ")
             : ""
         let blockExtras = summaries ? ", count, " + PackedHours.summaryColumns : ""
-        var query = PostgresQuery(unsafeSQL: """
+        var query = PGQuery(unsafeSQL: """
             (SELECT ts AS key, value, NULL::bytea AS data\(rowExtras) FROM readings
              WHERE sensor_id = $1 AND ts >= $2 AND ts <= $4 ORDER BY ts \(order) LIMIT $5)
             UNION ALL
@@ -122,7 +120,7 @@ struct PostgresReadingRange {
     }
 
     /// The summary in a page's columns 3…10; nil when never filled.
-    private static func summary(in columns: PostgresRandomAccessRow) throws -> UsageSummary? {
+    private static func summary(in columns: PGRow) throws -> UsageSummary? {
         guard let firstTime = try columns[4].decode(Int64?.self) else { return nil }
         return UsageSummary(firstTime: firstTime, firstValue: try columns[5].decode(Double.self),
                             lastTime: try columns[6].decode(Int64.self), lastValue: try columns[7].decode(Double.self),

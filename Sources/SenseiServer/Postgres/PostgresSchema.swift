@@ -1,5 +1,5 @@
 import Foundation
-import PostgresNIO
+import SenseiPostgres
 
 /// Creates the schema in a new database, checks it in one made before: one
 /// transaction, under an advisory lock, so that nodes starting at once do not

@@ -1,4 +1,4 @@
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 
 /// A series write's steps on PostgreSQL (`SeriesRules.ingest` drives them),
@@ -41,8 +41,8 @@ final class PostgresSeriesWriter: SeriesWriting {
             ORDER BY s.id
             FOR NO KEY UPDATE OF s
             """)
-        var found: [String: PostgresRow] = [:]
-        for row in rows { found[try row.makeRandomAccess()["identity"].decode(String.self)] = row }
+        var found: [String: PGRow] = [:]
+        for row in rows { found[try row["identity"].decode(String.self)] = row }
         var missing: [Int] = []
         for index in indices {
             let series = groups[index].series
@@ -53,9 +53,9 @@ final class PostgresSeriesWriter: SeriesWriting {
             let (target, packed) = try PostgresStore.writeTarget(from: row)
             groups[index].target = target
             newestPacked[target.id] = packed
-            let columns = row.makeRandomAccess()
+            let columns = row
             // Only what the path gave, where a person did not set it, and only if it changes.
-            func changed<T: Equatable & PostgresDecodable>(_ value: T?, _ column: String, _ flag: String) throws -> T? {
+            func changed<T: Equatable & PGDecodable>(_ value: T?, _ column: String, _ flag: String) throws -> T? {
                 guard let value, try columns[flag].decode(Bool.self), try columns[column].decode(T.self) != value
                 else { return nil }
                 return value

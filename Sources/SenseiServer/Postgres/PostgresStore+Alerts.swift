@@ -1,4 +1,4 @@
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 
 /// Alert rules, their state and the notification outbox (`AlertStore`).
@@ -39,7 +39,7 @@ extension PostgresStore: AlertStore {
             let status = AlertStatus.fresh(at: now.milliseconds, judgedTimestamp: latest)
             var binds = Self.ruleBindings(rule, status)
             binds.append(now.milliseconds)
-            let id = try session.row(PostgresQuery(unsafeSQL: """
+            let id = try session.row(PGQuery(unsafeSQL: """
                 INSERT INTO alert_rules (\(Self.ruleColumns), created_at)
                 VALUES (\(Self.placeholders(1...Self.ruleColumnCount + 1)))
                 RETURNING id
@@ -62,7 +62,7 @@ extension PostgresStore: AlertStore {
             }
             var binds = Self.ruleBindings(rule, status)
             binds.append(id)
-            try session.execute(PostgresQuery(unsafeSQL: """
+            try session.execute(PGQuery(unsafeSQL: """
                 UPDATE alert_rules SET (\(Self.ruleColumns)) = (\(Self.placeholders(1...Self.ruleColumnCount)))
                 WHERE id = $\(Self.ruleColumnCount + 1)
                 """, binds: binds))
@@ -92,8 +92,8 @@ extension PostgresStore: AlertStore {
         """
     private static let ruleColumnCount = 15
 
-    private static func ruleBindings(_ rule: AlertRule, _ status: AlertStatus) -> PostgresBindings {
-        var binds = PostgresBindings(capacity: ruleColumnCount + 1)
+    private static func ruleBindings(_ rule: AlertRule, _ status: AlertStatus) -> PGBindings {
+        var binds = PGBindings(capacity: ruleColumnCount + 1)
         binds.append(rule.name)
         binds.append(rule.sensorID)
         binds.append(rule.condition.rawValue)
@@ -202,7 +202,7 @@ extension PostgresStore {
                        count(*) FILTER (WHERE failed_at IS NOT NULL) AS failed
                 FROM alert_outbox
                 """)
-            guard let columns = row?.makeRandomAccess() else { return (0, 0) }
+            guard let columns = row else { return (0, 0) }
             return (Int(try columns["pending"].decode(Int64.self)), Int(try columns["failed"].decode(Int64.self)))
         }
     }

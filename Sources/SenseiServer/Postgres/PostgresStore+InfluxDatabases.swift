@@ -1,4 +1,4 @@
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 
 /// The database names InfluxDB clients used (`ReadingStore`): SHOW DATABASES lists them.

@@ -1,4 +1,4 @@
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 
 /// Compaction, retention, size and closing (`MaintenanceStore`).

@@ -1,4 +1,4 @@
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 
 /// Reading readings back (`ReadingStore`'s reads): raw pages, every sensor's
@@ -99,7 +99,7 @@ extension PostgresStore: ReadingStore {
     static func bulkSensors(from cursor: BulkCursor?, newestAtLeast lo: Int64,
                             labeled labels: [(key: String, value: String)],
                             in session: PostgresSession) throws -> [CountedSensor] {
-        var query: PostgresQuery = "SELECT id, code, reading_count FROM sensors s WHERE id >= \(cursor?.sensorID ?? Int64.min) AND latest_ts >= \(lo)"
+        var query: PGQuery = "SELECT id, code, reading_count FROM sensors s WHERE id >= \(cursor?.sensorID ?? Int64.min) AND latest_ts >= \(lo)"
         appendLabelFilter(labels, to: &query, hasWhere: true)
         query.sql += " ORDER BY id"
         return try session.rows(query).map { row in

@@ -1,5 +1,4 @@
-import NIOCore
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 
 /// Charts and aggregates (`RollupStore`) without rollup tables: a packed
@@ -22,7 +21,7 @@ extension PostgresStore: RollupStore {
             var aggregates = Array(repeating: Aggregate.empty, count: count)
             for row in try session.rows(Self.bucketParts(of: sensor.id, spans)) {
                 let (span, n, sum, min, max, data) = try row.decode(
-                    (Int64?, Int64?, Double?, Double?, Double?, ByteBuffer?).self)
+                    (Int64?, Int64?, Double?, Double?, Double?, [UInt8]?).self)
                 if let data {
                     let block = PostgresReadingRange.PackedHour(start: 0, data: data, summary: nil)
                     _ = try range.forEachReading(in: block, ascending: true) { ts, value in
@@ -40,10 +39,10 @@ extension PostgresStore: RollupStore {
     /// Columns span, count, sum, min, max (rows and whole packed hours) or
     /// data (a cut block). A block is whole when its first and last reading
     /// lie in the range and in one span; one without a summary is cut.
-    private static func bucketParts(of sensorID: Int64, _ spans: BucketSpans) -> PostgresQuery {
+    private static func bucketParts(of sensorID: Int64, _ spans: BucketSpans) -> PGQuery {
         let span = { (ts: String) in "least((\(ts) - $2) * $4 / $5, $4 - 1)" }
         let whole = "coalesce(first_ts >= $2 AND last_ts <= $3 AND \(span("first_ts")) = \(span("last_ts")), false)"
-        var query = PostgresQuery(unsafeSQL: """
+        var query = PGQuery(unsafeSQL: """
             SELECT \(span("ts")) AS span, count(*) AS count, sum(value) AS sum, min(value) AS min,
                    max(value) AS max, NULL::bytea AS data
             FROM readings WHERE sensor_id = $1 AND ts >= $2 AND ts <= $3 GROUP BY 1
@@ -155,7 +154,7 @@ extension PostgresStore: RollupStore {
             for (index, id) in sensorIDs.enumerated() {
                 let range = PostgresReadingRange(sensorID: id, lo: lo, hi: hi)
                 let whole = "($6 AND coalesce(first_ts >= $2 AND last_ts <= $3, false))"
-                var query = PostgresQuery(unsafeSQL: """
+                var query = PGQuery(unsafeSQL: """
                     SELECT min(ts) AS start, count(*) AS count, sum(value) AS sum, min(value) AS min,
                            max(value) AS max, NULL::bytea AS data
                     FROM readings WHERE sensor_id = $1 AND ts >= $2 AND ts <= $3 GROUP BY ts - (ts % $4 + $4) % $4
@@ -175,7 +174,7 @@ extension PostgresStore: RollupStore {
                 query.binds.append(hourly)
                 for row in try session.rows(query) {
                     let (start, n, sum, min, max, data) = try row.decode(
-                        (Int64, Int64?, Double?, Double?, Double?, ByteBuffer?).self)
+                        (Int64, Int64?, Double?, Double?, Double?, [UInt8]?).self)
                     if let data {
                         let block = PostgresReadingRange.PackedHour(start: start, data: data, summary: nil)
                         _ = try range.forEachReading(in: block, ascending: true) { ts, value in

@@ -1,4 +1,4 @@
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 
 /// Changing and deleting sensors, and the InfluxQL catalog (`SensorStore`).
@@ -12,7 +12,7 @@ extension PostgresStore {
                              at now: Timestamp = .now()) throws -> Sensor {
         let setsRetention = retentionDays != nil
         let retention = retentionDays.flatMap { $0 }.map(Int32.init)
-        var update: PostgresQuery = """
+        var update: PGQuery = """
             UPDATE sensors SET name = coalesce(\(name)::text, name), units = coalesce(\(units)::text, units),
                 value_type = coalesce(\(valueType?.rawValue)::text, value_type),
                 retention_days = CASE WHEN \(setsRetention) THEN \(retention)::integer ELSE retention_days END,
@@ -38,7 +38,7 @@ extension PostgresStore {
     /// foreign key) are deleted here, once its row is deleted: a write to it
     /// under way holds that row until it commits, and one after finds no sensor.
     public func deleteSensor(_ reference: SensorReference) throws {
-        var delete: PostgresQuery = "DELETE FROM sensors"
+        var delete: PGQuery = "DELETE FROM sensors"
         Self.appendWhere(reference, to: &delete)
         delete.sql += " RETURNING id"
         let deleted = try write { session -> Bool in
@@ -50,7 +50,7 @@ extension PostgresStore {
     }
 
     /// ` WHERE id = $n` or ` WHERE code = $n`, the next parameter.
-    static func appendWhere(_ reference: SensorReference, to query: inout PostgresQuery) {
+    static func appendWhere(_ reference: SensorReference, to query: inout PGQuery) {
         switch reference {
         case .id(let id):
             query.sql += " WHERE id = $\(query.binds.count + 1)"

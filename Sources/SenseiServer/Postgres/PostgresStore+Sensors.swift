@@ -1,4 +1,4 @@
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 
 /// Sensors and their labels (`SensorStore`): reading and creating them. The
@@ -11,8 +11,8 @@ extension PostgresStore: SensorStore {
         retention_days, kind
         """
 
-    static func sensor(from row: PostgresRow) throws -> Sensor {
-        let columns = row.makeRandomAccess()
+    static func sensor(from row: PGRow) throws -> Sensor {
+        let columns = row
         let latest = try columns["latest_ts"].decode(Int64?.self).map {
             Reading(timestamp: Timestamp(milliseconds: $0), value: try columns["latest_value"].decode(Double.self))
         }
@@ -31,7 +31,7 @@ extension PostgresStore: SensorStore {
     public func forEachSensor(labeled filter: [(key: String, value: String)] = [],
                               _ body: (Sensor) throws -> Void) throws {
         // The labels ride along as two arrays, one row a sensor.
-        var query = PostgresQuery(unsafeSQL: """
+        var query = PGQuery(unsafeSQL: """
             SELECT \(Self.sensorColumns),
                    coalesce((SELECT array_agg(key ORDER BY key) FROM sensor_labels WHERE sensor_id = s.id), '{}')
                        AS label_keys,
@@ -47,7 +47,7 @@ extension PostgresStore: SensorStore {
 
     /// ` WHERE` (or ` AND`, when `query` has a WHERE already) the sensor `s`
     /// carries every pair of `filter`, bound after `query`'s parameters.
-    static func appendLabelFilter(_ filter: [(key: String, value: String)], to query: inout PostgresQuery,
+    static func appendLabelFilter(_ filter: [(key: String, value: String)], to query: inout PGQuery,
                                   hasWhere: Bool = false) {
         for (index, pair) in filter.enumerated() {
             query.sql += index == 0 && !hasWhere ? " WHERE " : " AND "
@@ -60,9 +60,9 @@ extension PostgresStore: SensorStore {
     }
 
     /// A sensor row with its `label_keys` and `label_values`.
-    static func labeledSensor(from row: PostgresRow) throws -> Sensor {
+    static func labeledSensor(from row: PGRow) throws -> Sensor {
         var sensor = try sensor(from: row)
-        let columns = row.makeRandomAccess()
+        let columns = row
         let keys = try columns["label_keys"].decode([String].self)
         let values = try columns["label_values"].decode([String].self)
         sensor.labels = Dictionary(zip(keys, values), uniquingKeysWith: { _, last in last })
@@ -82,7 +82,7 @@ extension PostgresStore: SensorStore {
                        AS label_values
             FROM sensors s
             """
-        var query = PostgresQuery(unsafeSQL: select)
+        var query = PGQuery(unsafeSQL: select)
         appendWhere(reference, to: &query)
         return try session.row(query).map(labeledSensor(from:))
     }

@@ -1,5 +1,5 @@
 import Foundation
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 import Synchronization
 
@@ -7,7 +7,7 @@ import Synchronization
 extension PostgresStore: TokenStore {
     public func createToken(name: String, scope: Scope, at now: Timestamp = .now()) throws -> String {
         let secret = TokenSecret.generate()
-        let digest = ByteBuffer(bytes: TokenSecret.digest(of: secret))
+        let digest = TokenSecret.digest(of: secret)
         try write { session in
             let inserted = try session.execute("""
                 INSERT INTO tokens (name, digest, scope, created_at)
@@ -22,7 +22,7 @@ extension PostgresStore: TokenStore {
     public func tokens() throws -> [TokenInfo] {
         try read { session in
             try session.rows("SELECT id, name, scope, created_at, last_used_at FROM tokens ORDER BY name").map { row in
-                let columns = row.makeRandomAccess()
+                let columns = row
                 return TokenInfo(
                     id: try columns["id"].decode(Int64.self), name: try columns["name"].decode(String.self),
                     scope: Scope(rawValue: try columns["scope"].decode(String.self)) ?? .read,
@@ -43,9 +43,8 @@ extension PostgresStore: TokenStore {
     /// stops working within that.
     public func token(digest: [UInt8]) throws -> (id: Int64, scope: Scope)? {
         if let cached = tokenCache.token(digest: digest) { return cached }
-        let bytes = ByteBuffer(bytes: digest)
         let found = try read { session -> (id: Int64, scope: Scope)? in
-            guard let row = try session.row("SELECT id, scope FROM tokens WHERE digest = \(bytes)") else { return nil }
+            guard let row = try session.row("SELECT id, scope FROM tokens WHERE digest = \(digest)") else { return nil }
             let (id, scope) = try row.decode((Int64, String).self)
             return Scope(rawValue: scope).map { (id, $0) }
         }

@@ -1,4 +1,4 @@
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 
 /// The readings' write path (`ReadingStore`'s writes): REST, firmware and
@@ -54,8 +54,8 @@ extension PostgresStore {
         (SELECT max(start) FROM reading_blocks b WHERE b.sensor_id = s.id) AS newest_packed
         """
 
-    static func writeTarget(from row: PostgresRow) throws -> (SenseiStore.WriteTarget, newestPacked: Int64?) {
-        let columns = row.makeRandomAccess()
+    static func writeTarget(from row: PGRow) throws -> (SenseiStore.WriteTarget, newestPacked: Int64?) {
+        let columns = row
         let target = SenseiStore.WriteTarget(
             id: try columns["id"].decode(Int64.self), code: try columns["code"].decode(String.self),
             valueType: ValueType(rawValue: try columns["value_type"].decode(String.self)) ?? .float,
@@ -71,7 +71,7 @@ extension PostgresStore {
                                         in session: PostgresSession) throws -> (SenseiStore.WriteTarget, Int64?) {
         func lookup() throws -> (SenseiStore.WriteTarget, Int64?)? {
             let columns = writeTargetColumns
-            let query: PostgresQuery = switch reference {
+            let query: PGQuery = switch reference {
             case .id(let id): "SELECT \(unescaped: columns) FROM sensors s WHERE s.id = \(id) FOR NO KEY UPDATE OF s"
             case .code(let code):
                 "SELECT \(unescaped: columns) FROM sensors s WHERE s.code = \(code) FOR NO KEY UPDATE OF s"

@@ -1,7 +1,7 @@
 import CSenseiSchema
 import Dispatch
 import Logging
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 import Synchronization
 

@@ -1,14 +1,15 @@
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 
 /// The group's common writes in one statement: writes of readings to
 /// sensors this node wrote to before (their id and type remembered in
 /// `WriteTargets`), each either device-timestamped or receive-time.
 ///
-/// Why: every statement is a round trip from the writer thread through
-/// NIO's event loop, about 0.5 ms here against PostgreSQL's 0.03-0.1 ms of
-/// work, and a single POST took four (look up, probe the free milliseconds,
-/// insert, count), so a group of 16 took 30 ms. This statement locks each
+/// Why: every statement is a round trip from the writer thread (through
+/// postgres-nio's event loop it was about 0.5 ms, against PostgreSQL's
+/// 0.03-0.1 ms of work; through libpq about 0.1 ms), and a single POST took
+/// four (look up, probe the free milliseconds, insert, count), so a group of
+/// 16 took 30 ms. This statement locks each
 /// sensor's row as the lookup does (`FOR NO KEY UPDATE`) and checks what the
 /// lookup and the probe would have: the sensor is still there with that
 /// type, no packed hour is written into, a receive-time reading's

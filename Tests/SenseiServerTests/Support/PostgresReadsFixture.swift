@@ -1,8 +1,7 @@
 import Foundation
 import GRDB
 import Logging
-import NIOCore
-import PostgresNIO
+import SenseiPostgres
 import SenseiModels
 import SenseiTestSupport
 @testable import SenseiServer
@@ -140,7 +139,7 @@ final class PostgresReadsFixture: Sendable {
                     try session.execute("""
                         INSERT INTO reading_blocks (sensor_id, start, count, data, sum, min, max, first_ts, first_value,
                                                     last_ts, last_value, integral, longest_gap, increase)
-                        VALUES (\(sensor.id), \(block[0] as Int64), \(Int32(total.count)), \(ByteBuffer(bytes: data)),
+                        VALUES (\(sensor.id), \(block[0] as Int64), \(Int32(total.count)), \([UInt8](data)),
                                 \(total.sum), \(total.min), \(total.max), \(summary?.firstTime), \(summary?.firstValue),
                                 \(summary?.lastTime), \(summary?.lastValue), \(summary?.integral),
                                 \(summary?.longestGap), \(summary?.increase))
