@@ -3,6 +3,7 @@ import SenseiModels
 import Testing
 import SenseiTestSupport
 @testable import SenseiTUI
+@testable import SenseiClient
 
 @Suite struct APIClientTests {
     let base: Int64 = 1_736_424_000_000  // 2025-01-09T12:00:00Z

@@ -3,6 +3,7 @@ import Testing
 import SenseiTestSupport
 import SenseiModels
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// `sensei list --filter/--label` and `sensei alerts`, the real binary against
 /// the real server; and the alerts table as text.

@@ -4,6 +4,7 @@ import SenseiModels
 import Testing
 import SenseiTestSupport
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// A house of many sensors syncs in a few requests (`GET /readings`,
 /// `GET /aggregates`), not one or more a sensor, against the real server.

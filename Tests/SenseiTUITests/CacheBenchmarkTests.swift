@@ -2,6 +2,7 @@ import Foundation
 import SenseiModels
 import Testing
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// Timings of the cache with a year of 30-second readings (≈1M rows), for the
 /// targets of docs/design.md (first screen ≤ 100 ms, chart frame of 1M points ≤ 10 ms).

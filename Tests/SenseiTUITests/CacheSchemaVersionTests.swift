@@ -3,6 +3,7 @@ import GRDB
 import SenseiModels
 import Testing
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// A cache file left by a dashboard of any earlier version opens at the
 /// current one, keeping the user's order and the readings.

@@ -1,6 +1,7 @@
 import Testing
 import SenseiModels
 @testable import SenseiTUI
+@testable import SenseiClient
 
 @Suite struct ColumnSeriesTests {
     /// Readings at t = 0, 1000, … with the given values.

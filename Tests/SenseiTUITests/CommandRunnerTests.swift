@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import SenseiTestSupport
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// Collects what a `CommandRunner` delivers, from whatever thread.
 final class MessageCollector: Sendable {

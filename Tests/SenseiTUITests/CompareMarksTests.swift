@@ -2,6 +2,7 @@ import Testing
 import SenseiTestSupport
 import SenseiModels
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// Compare marks (space) outlive the dashboard: saved in the cache in the
 /// order marked, restored at start, those of sensors gone dropped.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SenseiTUI
+@testable import SenseiClient
 
 @Suite("Dashboard configuration")
 struct DashboardConfigTests {

@@ -1,6 +1,7 @@
 import SenseiModels
 import Testing
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// The detail's usage bars (`u`) at the model and view level: which sensors
 /// get them, the intervals each range asks for, the screen as text, the

@@ -1,6 +1,7 @@
 import Testing
 import SenseiModels
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// `+` `-` `<` `>` `0` in the detail chart: the window, the commands, the
 /// labels that follow, and the cache reading a zoomed window.

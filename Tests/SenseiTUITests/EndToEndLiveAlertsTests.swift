@@ -3,6 +3,7 @@ import SenseiModels
 import Testing
 import SenseiTestSupport
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// Alerts live, with the real binaries: a rule created while the dashboard
 /// runs shows in `a` without a key press; a reading over its threshold marks

@@ -3,6 +3,7 @@ import SenseiModels
 import Testing
 import SenseiTestSupport
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// The real `sensei` binary in a real terminal (tmux), against a real server on
 /// loopback: what a person sees after opening a sensor and switching ranges.

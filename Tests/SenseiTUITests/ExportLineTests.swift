@@ -2,9 +2,9 @@ import Foundation
 import SenseiModels
 import Testing
 @testable import SenseiTUI
+@testable import SenseiTransfer
 
-/// The lines `sensei export` writes and the fields `sensei import` counts,
-/// as literal text.
+/// The lines `sensei export` writes, as literal text.
 @Suite struct ExportLineTests {
     static func sensor(_ code: String, _ labels: [String: String]) -> Sensor {
         Sensor(id: 1, code: code, name: code, units: "", valueType: .float, createdAt: Timestamp(milliseconds: 0),
@@ -43,11 +43,5 @@ import Testing
             freezer,1969-12-31T23:59:59.999Z,3
 
             """)
-    }
-
-    @Test func fieldsAreCountedPastEscapesAndStrings() {
-        #expect(LineFields.count(Array(#"m,t=a\ b x=1,s="a \" b, c=2",y=true 1"#.utf8)) == (2, 1))
-        #expect(LineFields.count(Array(#"m\ n,t=a\,b v=1i"#.utf8)) == (1, 0))
-        #expect(LineFields.count(Array("m".utf8)) == (0, 0))
     }
 }

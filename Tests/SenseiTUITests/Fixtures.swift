@@ -1,5 +1,6 @@
 import SenseiModels
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// Shared test data: a fixed "now" and a few sensors with known readings.
 enum Fixture {
@@ -82,7 +83,7 @@ extension Fixture {
     /// The detail of `summary` over `range`, from its recent series, as the cache would fill it.
     static func detail(_ summary: SensorSummary, range: TimeRange, series: TimeSeries? = nil) -> DetailData {
         let series = series ?? summary.recent
-        let window = DetailData.window(for: range, now: now,
+        let window = SensorWindow.bounds(for: range, now: now,
                                        oldest: series.timestamps.first.map(Timestamp.init(milliseconds:)))
         let low = series.lowerBound(window.start.milliseconds), high = series.upperBound(window.end.milliseconds)
         let readings = (low..<high).reversed().map { series.reading(at: $0) }

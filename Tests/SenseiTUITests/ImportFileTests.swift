@@ -4,6 +4,8 @@ import SenseiModels
 import SenseiTestSupport
 import Testing
 @testable import SenseiTUI
+@testable import SenseiClient
+@testable import SenseiTransfer
 
 /// What `sensei import` does with awkward files, against a real server: bad
 /// lines named by file and line while the rest goes in, CSV of both shapes,

@@ -4,6 +4,7 @@ import SenseiModels
 import SenseiTestSupport
 import Testing
 @testable import SenseiTUI
+@testable import SenseiTransfer
 
 /// A Home Assistant recorder database, made with the tables Home Assistant's
 /// own recorder creates (schema 42, its DDL captured from `homeassistant==2024.3.3`

@@ -3,6 +3,8 @@ import SenseiModels
 import SenseiTestSupport
 import Testing
 @testable import SenseiTUI
+@testable import SenseiClient
+@testable import SenseiTransfer
 
 /// The way out of InfluxDB and back in, with the real thing at both ends:
 /// points written to Debian's InfluxDB 1.6, exported by the real

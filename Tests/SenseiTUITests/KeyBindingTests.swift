@@ -1,6 +1,7 @@
 import Testing
 import SenseiModels
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// The key table (`KeyBinding.all`) against the three things it drives:
 /// every binding is told of (in the help, or where it has none, in the

@@ -1,6 +1,7 @@
 import Testing
 import SenseiModels
 @testable import SenseiTUI
+@testable import SenseiClient
 
 @Suite struct LineChartTests {
     /// A 7×4 chart: a 2-cell y axis ("10", " 5"), an axis column, a 4×2-cell

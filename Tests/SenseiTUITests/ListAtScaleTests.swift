@@ -1,6 +1,7 @@
 import SenseiModels
 import Testing
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// The list of a big house: the layout is made when the list changes, not
 /// per frame or key; sparklines are read for the rows on screen only, and

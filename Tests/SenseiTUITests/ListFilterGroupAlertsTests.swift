@@ -1,6 +1,7 @@
 import Testing
 import SenseiModels
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// The list's `/` filter, `g` grouping, `!` marks for firing alerts and the
 /// `a` alerts screen: keys through `update`, screens as text.

@@ -3,6 +3,7 @@ import SenseiModels
 import Testing
 import SenseiTestSupport
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// Alert rules on the live stream: `event: alert` decoded, applied to the
 /// model (`!` marks, the `a` screen) and to the cache's copy; `a` fetching

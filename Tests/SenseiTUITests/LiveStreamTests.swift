@@ -5,6 +5,7 @@ import Testing
 import SenseiTestSupport
 @testable import SenseiServer
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// `APIClient.live` and `sensei watch` against a real server.
 @Suite struct LiveStreamTests {

@@ -1,6 +1,7 @@
 import SenseiModels
 import Testing
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// A sensor marked for compare (space) whose alert is firing shows both its
 /// number and its `!`, in the list and in the compare legend. Issue 38: the

@@ -2,6 +2,7 @@ import Foundation
 import SenseiModels
 import Testing
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// Long charts and statistics come from rollups: they must equal what the raw
 /// readings give, span by span, including the ragged spans at the window's edges.

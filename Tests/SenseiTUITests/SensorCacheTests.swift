@@ -4,6 +4,7 @@ import SenseiModels
 import SenseiTestSupport
 import Testing
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// The cache on its own: files, schema, order, and the figures the screens show.
 @Suite struct SensorCacheTests {

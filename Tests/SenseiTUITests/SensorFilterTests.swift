@@ -1,6 +1,7 @@
 import Testing
 import SenseiModels
 @testable import SenseiTUI
+@testable import SenseiClient
 
 @Suite("The sensor filter: name, code or label value; label selectors")
 struct SensorFilterTests {

@@ -1,6 +1,7 @@
 import Testing
 import SenseiModels
 @testable import SenseiTUI
+@testable import SenseiClient
 
 @Suite struct SparklineTests {
     func sparkline(_ times: [Int64], _ values: [Double], charset: Charset = .unicode, maxGap: Int64? = nil) -> String {

@@ -5,6 +5,7 @@ import SenseiModels
 import Testing
 import SenseiTestSupport
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// What "only newer readings" misses, found against the real server: late
 /// readings, replaced values, readings the server lost, and retention.

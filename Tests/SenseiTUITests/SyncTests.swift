@@ -3,6 +3,7 @@ import SenseiModels
 import Testing
 import SenseiTestSupport
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// Sync against the real server on loopback; the summary counts what crossed the wire.
 @Suite struct SyncTests {

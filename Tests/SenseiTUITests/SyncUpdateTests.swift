@@ -1,6 +1,7 @@
 import Testing
 import SenseiModels
 @testable import SenseiTUI
+@testable import SenseiClient
 
 @Suite struct SyncUpdateTests {
     let now = Fixture.now
@@ -148,11 +149,11 @@ import SenseiModels
 
     @Test func windowsOfTheRanges() {
         let now = Fixture.now
-        #expect(DetailData.window(for: .hour, now: now, oldest: nil) == (now.adding(milliseconds: -Fixture.hour), now))
-        #expect(DetailData.window(for: .week, now: now, oldest: nil).start == now.adding(milliseconds: -7 * Fixture.day))
+        #expect(SensorWindow.bounds(for: .hour, now: now, oldest: nil) == (now.adding(milliseconds: -Fixture.hour), now))
+        #expect(SensorWindow.bounds(for: .week, now: now, oldest: nil).start == now.adding(milliseconds: -7 * Fixture.day))
         let oldest = Fixture.time("2024-03-01T00:00:00Z")
-        #expect(DetailData.window(for: .all, now: now, oldest: oldest) == (oldest, now))
-        #expect(DetailData.window(for: .all, now: now, oldest: nil).start == now.adding(milliseconds: -Fixture.day))
-        #expect(DetailData.window(for: .all, now: now, oldest: now).start == now.adding(milliseconds: -60_000))
+        #expect(SensorWindow.bounds(for: .all, now: now, oldest: oldest) == (oldest, now))
+        #expect(SensorWindow.bounds(for: .all, now: now, oldest: nil).start == now.adding(milliseconds: -Fixture.day))
+        #expect(SensorWindow.bounds(for: .all, now: now, oldest: now).start == now.adding(milliseconds: -60_000))
     }
 }

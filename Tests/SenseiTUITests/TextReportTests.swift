@@ -1,6 +1,7 @@
 import Testing
 import SenseiModels
 @testable import SenseiTUI
+@testable import SenseiClient
 
 @Suite("sensei list and show output")
 struct TextReportTests {

@@ -5,6 +5,7 @@ import SenseiModels
 import Testing
 import SenseiTestSupport
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// The cache at a year's scale, against the real server: raw readings only
 /// for the raw window, the server's minute aggregates for the middle window,

@@ -3,6 +3,7 @@ import SenseiModels
 import Testing
 import SenseiTestSupport
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// Usage bars from the cache: fetched from the real server's usage route
 /// into the cache, drawn from there with the server stopped, and a server

@@ -9,20 +9,20 @@ extension SensorCache {
     /// The readings table's first page.
     public static let firstTablePage = 500
 
-    /// The detail screen's data for one sensor and range, as of `now`, from
-    /// one read transaction; nil when the sensor is not cached.
+    /// One sensor's readings over a range's window as of `now` (the detail
+    /// screen's), from one read transaction; nil when the sensor is not cached.
     ///
     /// Statistics and long charts come from the rollups (a year of 30-second
     /// readings is a few thousand rows, not a million), exact at the edges.
-    /// `window` (inclusive ms), when given, replaces the range's own (a zoom).
-    public func detail(sensorId: Int64, range: TimeRange, now: Timestamp, window zoom: ClosedRange<Int64>? = nil,
+    /// `zoom` (inclusive ms), when given, replaces the range's own window.
+    public func window(sensorId: Int64, range: TimeRange, now: Timestamp, zoom: ClosedRange<Int64>? = nil,
                        maxBuckets: Int = chartBuckets, rawLimit: Int = rawChartLimit,
-                       tablePage: Int = firstTablePage) throws -> DetailData? {
+                       tablePage: Int = firstTablePage) throws -> SensorWindow? {
         try pool.read { db in
             guard let sensor = try Self.fetchSensor(id: sensorId, in: db) else { return nil }
             let oldest = range == .all && zoom == nil ? try Self.oldestKept(sensorId: sensorId, in: db) : nil
             let window = zoom.map { (start: Timestamp(milliseconds: $0.lowerBound), end: Timestamp(milliseconds: $0.upperBound)) }
-                ?? DetailData.window(for: range, now: now, oldest: oldest)
+                ?? SensorWindow.bounds(for: range, now: now, oldest: oldest)
             // Beyond the raw window the range starts on a whole minute or hour:
             // what is kept there adds up exactly, without a hole or a double count.
             let coverage = try Coverage.read(sensorId: sensorId, in: db)
@@ -44,11 +44,9 @@ extension SensorCache {
             }
             let readings = try Self.readingsNewestFirst(sensorId: sensorId, from: from, through: through,
                                                         limit: tablePage, in: db)
-            var data = DetailData(sensor: sensor, range: range, start: start, end: end, series: series,
-                                  statistics: statistics, readings: readings, totalReadings: count,
-                                  usualInterval: try Self.usualInterval(sensorId: sensorId, in: db))
-            data.zoomed = zoom != nil
-            return data
+            return SensorWindow(sensor: sensor, start: start, end: end, series: series, statistics: statistics,
+                                readings: readings, totalReadings: count,
+                                usualInterval: try Self.usualInterval(sensorId: sensorId, in: db))
         }
     }
 

@@ -14,28 +14,17 @@ extension SensorCache {
 
     /// Every cached sensor in the user's order, each with its last 24 hours up
     /// to `now` and usual interval (`sensei list`). One read transaction.
-    public func sensorSummaries(now: Timestamp) throws -> [SensorSummary] {
+    public func sensorsWithRecent(now: Timestamp) throws -> [(sensor: Sensor, recent: RecentSeries)] {
         try pool.read { db in
             try Self.fetchSensors(db, sql: "ORDER BY position, id", arguments: []).map { sensor in
-                let recent = try Self.recent(sensorId: sensor.id, now: now, in: db)
-                return SensorSummary(sensor: sensor, recent: recent.series, usualInterval: recent.usualInterval)
+                (sensor, try Self.recent(sensorId: sensor.id, now: now, in: db))
             }
         }
     }
 
-    /// The dashboard's list: every cached sensor in the user's order, without
-    /// sparklines (`recent(sensorIds:now:)` reads those for the rows on screen).
-    public func sensorList() throws -> [SensorSummary] {
-        try pool.read { db in
-            try Self.fetchSensors(db, sql: "ORDER BY position, id", arguments: []).map { SensorSummary(sensor: $0) }
-        }
-    }
-
-    /// These sensors as cached now, without sparklines; those gone are absent.
-    public func sensorList(ids: Set<Int64>) throws -> [SensorSummary] {
-        try pool.read { db in
-            try ids.sorted().compactMap { try Self.fetchSensor(id: $0, in: db).map { SensorSummary(sensor: $0) } }
-        }
+    /// These sensors as cached now, by id; those gone are absent.
+    public func sensors(ids: Set<Int64>) throws -> [Sensor] {
+        try pool.read { db in try ids.sorted().compactMap { try Self.fetchSensor(id: $0, in: db) } }
     }
 
     /// The last 24 hours up to `now` and usual interval of each of these

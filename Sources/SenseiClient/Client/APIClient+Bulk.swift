@@ -29,7 +29,7 @@ extension APIClient {
     }
 
     /// `GET /readings` as the bytes of its answer, for a reader that scans them itself.
-    func bulkReadingsBody(after: Timestamp?, before: Timestamp?, limit: Int, cursor: String?,
+    package func bulkReadingsBody(after: Timestamp?, before: Timestamp?, limit: Int, cursor: String?,
                           labels: [(key: String, value: String)]) async throws(SyncFailure) -> [UInt8] {
         let query = bounds(after, before, limit, cursor) + labelQuery(labels)
         // Gzip'ing a page costs the server more CPU than reading and writing

@@ -4,13 +4,13 @@ import FoundationNetworking
 #endif
 import SenseiModels
 
-/// Thrown by `APIClient`; the UI's type, so a failure reaches `Msg.syncFailed` as is.
+/// Thrown by `APIClient`; the dashboard carries it as is (`Msg.syncFailed`).
 extension SyncFailure: Error {}
 
 extension APIClient {
     /// An error status: 401 and 403 are about the token, anything else is the
     /// server's, with its `{"error": …}` message when it sent one.
-    static func failure(status: Int, body: [UInt8]) -> SyncFailure {
+    package static func failure(status: Int, body: [UInt8]) -> SyncFailure {
         switch status {
         case 401: return .unauthorized
         case 403: return .forbidden
@@ -28,7 +28,7 @@ extension APIClient {
 
     /// No answer at all: the server is unreachable, and the reason is short
     /// enough for the status line.
-    static func failure(for error: any Error) -> SyncFailure {
+    package static func failure(for error: any Error) -> SyncFailure {
         guard let error = error as? URLError else {
             return .unreachable(String(describing: error))
         }

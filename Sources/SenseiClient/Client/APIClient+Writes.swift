@@ -8,7 +8,7 @@ extension APIClient {
     /// One authorized request with a body; any answer comes back as its
     /// status and body (the caller decides what a 400 or a 503 means), only
     /// no answer at all throws.
-    func send(_ method: String, _ path: String, query: [URLQueryItem] = [], body: [UInt8],
+    package func send(_ method: String, _ path: String, query: [URLQueryItem] = [], body: [UInt8],
               contentType: String = "application/json", gzip: Bool = false) async throws(SyncFailure)
         -> (status: Int, body: [UInt8]) {
         var request = URLRequest(url: try url(for: path, query: query))

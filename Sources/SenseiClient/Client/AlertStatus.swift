@@ -51,7 +51,7 @@ public struct AlertStatus: Sendable, Hashable {
     }
 
     /// The rule in its wire form, without the settings the dashboard never keeps.
-    var wire: WireAlertRule {
+    package var wire: WireAlertRule {
         WireAlertRule(id: id, name: name, sensor: sensor, condition: condition, threshold: threshold,
                       interval: interval, timeZone: timeZone, units: units, state: state.rawValue, since: since, value: value)
     }

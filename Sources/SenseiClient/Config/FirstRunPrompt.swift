@@ -4,9 +4,9 @@ import Foundation
 /// configured, and saves the answers to the config file (0600). The prompts
 /// and a refused URL go to stderr, as ssh's and read -p's do: stdout may be a
 /// script's pipe (`sensei list | …` run in a terminal).
-enum FirstRunPrompt {
+package enum FirstRunPrompt {
     /// nil when stdin is not a terminal or the person gave up (empty token, EOF).
-    static func ask(configPath: String, prefilledURL: String?, prefilledToken: String?) throws -> DashboardConfig? {
+    package static func ask(configPath: String, prefilledURL: String?, prefilledToken: String?) throws -> DashboardConfig? {
         guard isatty(STDIN_FILENO) == 1 else { return nil }
         say("sensei: no server configured yet. Answers are saved to \(configPath).\n")
         let defaultURL = prefilledURL ?? "http://localhost:3000"

@@ -5,8 +5,8 @@ import SenseiModels
 
 /// The machine's zone: its UTC offset now, for showing times in local time,
 /// and its rules, for usage intervals (whose days may be 23 or 25 hours).
-enum LocalZone {
-    static func offsetSeconds(at epochSeconds: Int = Int(time(nil))) -> Int {
+package enum LocalZone {
+    package static func offsetSeconds(at epochSeconds: Int = Int(time(nil))) -> Int {
         var seconds = time_t(epochSeconds)
         var parts = tm()
         guard localtime_r(&seconds, &parts) != nil else { return 0 }
@@ -18,7 +18,7 @@ enum LocalZone {
     /// links into the database, else `/etc/timezone`'s name, else
     /// `/etc/localtime`'s rules unnamed (the server cannot take those: the
     /// config file's `tz` then names the zone), else UTC.
-    static func rules(environment: [String: String]) -> TimeZoneRules {
+    package static func rules(environment: [String: String]) -> TimeZoneRules {
         if var name = environment["TZ"], !name.isEmpty {
             if name.hasPrefix(":") { name.removeFirst() }
             if let zone = try? TimeZoneRules.named(name) { return zone }

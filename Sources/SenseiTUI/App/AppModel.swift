@@ -1,4 +1,5 @@
 import SenseiModels
+import SenseiClient
 
 /// All state of the dashboard, Bubble Tea style: `update` makes the next model
 /// from a `Msg`, the views only read it. The runtime owns one, feeds it

@@ -1,3 +1,5 @@
+import SenseiClient
+
 /// The sensor list as shown: the sensors the filter keeps, in the user's
 /// order, or grouped under headers by one label's value (the user's order
 /// holding within each group).

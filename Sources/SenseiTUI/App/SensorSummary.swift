@@ -1,4 +1,5 @@
 import SenseiModels
+import SenseiClient
 
 /// One list row's data, filled by the runtime from the cache.
 public struct SensorSummary: Hashable, Sendable {
@@ -36,20 +37,5 @@ public struct SensorSummary: Hashable, Sendable {
     public func isStale(now: Timestamp, usualInterval: Int64?) -> Bool {
         guard let latest = sensor.latest, let interval = usualInterval, interval > 0 else { return false }
         return now.milliseconds - latest.timestamp.milliseconds > Self.staleFactor * interval
-    }
-}
-
-/// A list row's last 24 hours and usual interval, read from the cache for
-/// the rows on screen only (`Command.loadRecent`), not for every sensor.
-public struct RecentSeries: Hashable, Sendable {
-    public var series: TimeSeries
-    public var usualInterval: Int64?
-    /// The `now` it was read for: read again once the minute turns.
-    public var asOf: Timestamp
-
-    public init(series: TimeSeries, usualInterval: Int64?, asOf: Timestamp) {
-        self.series = series
-        self.usualInterval = usualInterval
-        self.asOf = asOf
     }
 }

@@ -1,4 +1,5 @@
 import SenseiModels
+import SenseiClient
 
 /// An alert change from the live stream, and when the model took it.
 struct ReceivedAlertChange: Hashable, Sendable {

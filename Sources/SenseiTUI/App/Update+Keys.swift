@@ -1,4 +1,5 @@
 import SenseiModels
+import SenseiClient
 
 extension AppModel {
     /// Readings asked for per table page load.

@@ -1,4 +1,5 @@
 import SenseiModels
+import SenseiClient
 
 /// Keys of the list's tools and their screens: the `/` prompt, the alerts
 /// screen, compare marks and the compare chart, grouping.

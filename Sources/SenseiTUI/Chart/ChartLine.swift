@@ -1,3 +1,5 @@
+import SenseiClient
+
 /// One more series on a chart's axes (`LineChart.overlays`).
 public struct ChartLine: Sendable {
     public var series: TimeSeries

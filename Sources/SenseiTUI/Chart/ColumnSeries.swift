@@ -1,3 +1,5 @@
+import SenseiClient
+
 /// A series reduced to the dot columns of a chart: per column the readings'
 /// min, max and mean, so a spike inside a column still reaches its extreme
 /// however many readings share the column.

@@ -1,3 +1,5 @@
+import SenseiClient
+
 /// A one-row chart of a series (the list's last 24 hours): one block a cell,
 /// ▁ to █ (or `_.-=^` in ASCII), spaces where the device was silent.
 public struct Sparkline: Sendable {

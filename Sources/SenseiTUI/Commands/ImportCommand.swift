@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import SenseiModels
+import SenseiClient
+import SenseiTransfer
 
 /// `sensei import FILE…`: history from InfluxDB, Home Assistant or CSV.
 struct ImportCommand: AsyncParsableCommand {

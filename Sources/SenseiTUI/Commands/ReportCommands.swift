@@ -4,6 +4,7 @@ import SenseiModels
 
 #if canImport(Glibc)
 import Glibc
+import SenseiClient
 #endif
 
 /// `sensei list`: every sensor as a table (or JSON), from the cache after a sync.

@@ -4,6 +4,7 @@ import SenseiModels
 
 #if canImport(Glibc)
 import Glibc
+import SenseiClient
 #endif
 
 /// `sensei watch CODE…`: each new reading, and each alert rule's change of

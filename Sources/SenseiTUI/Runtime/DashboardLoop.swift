@@ -3,6 +3,7 @@ import SenseiModels
 
 #if canImport(Glibc)
 import Glibc
+import SenseiClient
 #endif
 
 /// The interactive dashboard's main loop: the one thread that owns the model.

@@ -1,4 +1,5 @@
 import SenseiModels
+import SenseiClient
 
 extension TextReport {
     /// Alert rules as a table, firing first, then pending, then ok; by name within each.

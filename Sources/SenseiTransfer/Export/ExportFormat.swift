@@ -1,7 +1,7 @@
 import SenseiModels
 
 /// How `sensei export` writes readings.
-enum ExportFormat: String, CaseIterable, Sendable {
+package enum ExportFormat: String, CaseIterable, Sendable {
     /// InfluxDB line protocol, nanosecond timestamps.
     case lineProtocol = "lp"
     /// `sensor,timestamp,value`.

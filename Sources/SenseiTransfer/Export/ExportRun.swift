@@ -1,5 +1,6 @@
 import Foundation
 import SenseiModels
+import SenseiClient
 
 /// `sensei export`: every matching sensor's raw readings, streamed a page at
 /// a time (never a whole sensor in memory). With no text filter, the bulk
@@ -7,7 +8,7 @@ import SenseiModels
 /// 20,000 readings a request); with one, each matching sensor is paged on
 /// its own (`GET /sensors/<id>/data`), so a filter that picks two sensors of
 /// ten thousand reads only theirs. Bounds are inclusive.
-struct ExportRun {
+package struct ExportRun {
     var client: APIClient
     var filter: SensorFilter
     var after: Timestamp?
@@ -19,8 +20,15 @@ struct ExportRun {
     /// 50,000-reading pages in 1.4–1.6 s, at 51 MB RSS against 45.
     var pageSize = 50_000
 
+    package init(client: APIClient, filter: SensorFilter, after: Timestamp? = nil, before: Timestamp? = nil) {
+        self.client = client
+        self.filter = filter
+        self.after = after
+        self.before = before
+    }
+
     /// Writes the readings; returns (sensors, points).
-    func run(into writer: ExportWriter) async throws -> (sensors: Int, points: Int) {
+    package func run(into writer: ExportWriter) async throws -> (sensors: Int, points: Int) {
         let listed = try await client.sensors(labels: filter.labels.map { ($0.key, $0.value) })
         let sensors = listed.filter { filter.matches($0) }
         var prefixes: [Int64: [UInt8]] = [:]

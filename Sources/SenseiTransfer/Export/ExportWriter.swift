@@ -3,14 +3,14 @@ import SenseiModels
 
 /// Writes readings to a file descriptor through a 1 MiB buffer, each one
 /// line: line protocol `<prefix><value> <ns>` or CSV `<code>,<RFC 3339>,<value>`.
-final class ExportWriter {
+package final class ExportWriter {
     let format: ExportFormat
     private let descriptor: Int32
     private var buffer: [UInt8] = []
     private(set) var points = 0
     private static let flushAt = 1 << 20
 
-    init(format: ExportFormat, descriptor: Int32) {
+    package init(format: ExportFormat, descriptor: Int32) {
         self.format = format
         self.descriptor = descriptor
         buffer.reserveCapacity(Self.flushAt + 4096)
@@ -105,11 +105,11 @@ final class ExportWriter {
     }
 }
 
-enum ExportError: Error, CustomStringConvertible {
+package enum ExportError: Error, CustomStringConvertible {
     case cannotWrite(String)
     case cannotOpen(String, String)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .cannotWrite(let reason): "cannot write the export: \(reason)"
         case .cannotOpen(let path, let reason): "cannot create \(path): \(reason)"

@@ -4,22 +4,23 @@ import FoundationNetworking
 #endif
 import SenseiGzip
 import SenseiModels
+import SenseiClient
 
 /// Sends one batch: line protocol gzip'd to `POST /write`, readings as JSON to
 /// `POST /sensors/<code>/data`. A 503 (the server shedding load) or a lost
 /// connection is retried with backoff: dedup by (sensor, timestamp) makes a
 /// resent batch store nothing twice. A refused line or item is reported and
 /// the rest of its batch still stored.
-struct BatchUploader: Sendable {
+package struct BatchUploader: Sendable {
     let client: APIClient
     /// Retries of one batch answered 503, backing off from 100 ms to 5 s (about 2 minutes in all).
     var maximumRetries = 30
     var compress = true
 
     /// Thrown when no batch can succeed: the token, or a server gone for good.
-    enum Fatal: Error, CustomStringConvertible {
+    package enum Fatal: Error, CustomStringConvertible {
         case rejected(SyncFailure)
-        var description: String {
+        package var description: String {
             switch self {
             case .rejected(.forbidden): "the token may not write readings (it needs write or admin scope)"
             case .rejected(let failure): failure.message

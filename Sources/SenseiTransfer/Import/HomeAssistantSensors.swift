@@ -1,4 +1,5 @@
 import SenseiModels
+import SenseiClient
 
 /// Makes the sensor of each entity the first time it has a reading: with an
 /// admin token, `POST /sensors` with its name, units and the labels

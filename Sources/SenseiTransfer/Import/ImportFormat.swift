@@ -1,5 +1,5 @@
 /// The kinds of file `sensei import` reads, told from their content.
-enum ImportFormat: String, CaseIterable, Sendable {
+package enum ImportFormat: String, CaseIterable, Sendable {
     case lineProtocol = "lp"
     case csv
     case homeAssistant = "home-assistant"

@@ -3,14 +3,14 @@ import Foundation
 /// Progress on stderr: a bar redrawn in place on a terminal (bytes, points,
 /// rate, time left), or a plain line every few seconds otherwise, so a log
 /// or a pipe gets a readable record instead of carriage returns.
-final class ImportProgress {
+package final class ImportProgress {
     let isTerminal: Bool
     private let started = ContinuousClock.now
     private var lastDrawn: ContinuousClock.Instant?
     private var drewBar = false
     private let write: (String) -> Void
 
-    init(isTerminal: Bool = isatty(STDERR_FILENO) == 1,
+    package init(isTerminal: Bool = isatty(STDERR_FILENO) == 1,
          write: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
         self.isTerminal = isTerminal
         self.write = write
@@ -48,7 +48,7 @@ final class ImportProgress {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    static func count(_ value: Int) -> String {
+    package static func count(_ value: Int) -> String {
         let digits = String(value)
         var out = ""
         for (index, char) in digits.enumerated() {

@@ -1,8 +1,9 @@
 import Foundation
 import SenseiModels
+import SenseiClient
 
 /// What `sensei import` did, for its summary and exit status.
-struct ImportSummary: Sendable {
+package struct ImportSummary: Sendable {
     var files = 0
     var points = 0
     var sensorsCreated = 0
@@ -19,7 +20,7 @@ struct ImportSummary: Sendable {
     static let keptRefusals = 100
 
     /// Whether anything was refused or left unread: the exit status says so.
-    var failed: Bool { refusedCount > 0 || !fileErrors.isEmpty }
+    package var failed: Bool { refusedCount > 0 || !fileErrors.isEmpty }
 
     mutating func refuse(_ more: [Refusal]) {
         refusedCount += more.count
@@ -28,7 +29,7 @@ struct ImportSummary: Sendable {
 
     /// What was imported, for stdout: the points, the sensors created and
     /// what was skipped on purpose (statistics hours without a value, say).
-    var text: String {
+    package var text: String {
         let rate = seconds > 0 ? Int(Double(points) / seconds) : 0
         var lines = ["Imported \(ImportProgress.count(points)) points from \(files) file\(files == 1 ? "" : "s") in "
                      + String(format: "%.1f", seconds) + " s (\(ImportProgress.count(rate)) points/s); "
@@ -41,7 +42,7 @@ struct ImportSummary: Sendable {
 
     /// Warnings and errors, for stderr (a script reads stdout: issue 38):
     /// notes, files not read to their end, refused lines; empty when none.
-    var problems: String {
+    package var problems: String {
         var lines = notes.map { "Note: \($0)." }
         for error in fileErrors { lines.append("Error: \(error)") }
         if refusedCount > 0 {
@@ -56,7 +57,7 @@ struct ImportSummary: Sendable {
 /// Reads each file batch by batch and keeps up to `concurrency` batches in
 /// flight: the next batch is read only once one is answered, so memory holds
 /// a few batches whatever the files' sizes.
-struct ImportRun {
+package struct ImportRun {
     var client: APIClient
     var format: ImportFormat?
     var sensor: String?
@@ -64,7 +65,17 @@ struct ImportRun {
     var concurrency = 4
     var compress = true
 
-    func run(_ paths: [String], progress: ImportProgress? = nil) async throws -> ImportSummary {
+    package init(client: APIClient, format: ImportFormat? = nil, sensor: String? = nil, database: String = "sensei",
+                 concurrency: Int = 4, compress: Bool = true) {
+        self.client = client
+        self.format = format
+        self.sensor = sensor
+        self.database = database
+        self.concurrency = concurrency
+        self.compress = compress
+    }
+
+    package func run(_ paths: [String], progress: ImportProgress? = nil) async throws -> ImportSummary {
         let started = ContinuousClock.now
         let sensorsBefore = try await client.sensors().count
         let uploader = BatchUploader(client: client, compress: compress)

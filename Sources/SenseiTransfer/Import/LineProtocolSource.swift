@@ -1,4 +1,5 @@
 import Foundation
+import SenseiLineProtocol
 
 /// Batches of line protocol from a file, plain or gzip, as written by
 /// Telegraf, a script, or InfluxDB's `influx_inspect export`. That tool's
@@ -62,7 +63,7 @@ final class LineProtocolSource: ImportSource {
                         return false
                     }
                     if Self.isStatement(trimmed) { return false }
-                    let fields = LineFields.count(trimmed)
+                    let fields = LineProtocolParser.fieldCounts(UnsafeBufferPointer(rebasing: trimmed))
                     stringFields += fields.strings
                     points += fields.numeric
                     body.append(contentsOf: line)

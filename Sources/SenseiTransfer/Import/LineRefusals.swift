@@ -1,3 +1,5 @@
+import SenseiLineProtocol
+
 /// Finds the lines of a batch that `/write` refused. InfluxDB's answer names
 /// each one by its text (`unable to parse '<line>': <why>`, one a line, after
 /// `partial write: `), so each is looked up among the batch's lines to give
@@ -37,12 +39,17 @@ enum LineRefusals {
             if let found, batch.lineNumbers.indices.contains(found.index) {
                 outcome.refused.append(Refusal(file: batch.file, line: batch.lineNumbers[found.index],
                                                reason: String(found.reason)))
-                outcome.refusedPoints += LineFields.count(all[found.index].utf8).numeric
+                outcome.refusedPoints += Self.numericFields(all[found.index])
             } else {
                 outcome.refused.append(Refusal(file: batch.file, line: nil, reason: String(entry)))
             }
         }
         outcome.refusedPoints += dropped
         return outcome
+    }
+
+    private static func numericFields(_ line: Substring) -> Int {
+        var text = String(line)
+        return text.withUTF8 { LineProtocolParser.fieldCounts($0).numeric }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import SenseiModels
 import SenseiTestSupport
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// A point as the import tests compare them: its series as InfluxDB names
 /// it (measurement, tags, field) or a sensor code, its millisecond, its value.

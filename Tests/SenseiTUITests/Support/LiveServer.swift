@@ -2,6 +2,7 @@ import Foundation
 import SenseiModels
 import SenseiServer
 @testable import SenseiTUI
+@testable import SenseiClient
 
 /// The shared live harness (`TestServer`) as the dashboard's I/O tests use
 /// it. Readings are put in through its store (fast, exact timestamps); the
