@@ -1,5 +1,5 @@
-import SenseiModels
 import GRDB
+import SenseiModels
 
 /// Folds time-ordered aggregates (readings are spans of one) into spans of `span` ms aligned on the epoch,
 /// each clamped to start no earlier than `floor`. nil `span`: one span.

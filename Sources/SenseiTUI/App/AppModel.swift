@@ -1,5 +1,5 @@
-import SenseiModels
 import SenseiClient
+import SenseiModels
 
 /// All state of the dashboard, Bubble Tea style: `update` makes the next model
 /// from a `Msg`, the views only read it. The runtime owns one, feeds it

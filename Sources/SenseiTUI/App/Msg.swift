@@ -1,5 +1,5 @@
-import SenseiModels
 import SenseiClient
+import SenseiModels
 
 /// Something that happened, for `update` to react to: a key, a resize, a
 /// timer, or the result of a `Command` the runtime ran (failures included).

@@ -1,5 +1,5 @@
-import SenseiModels
 import SenseiClient
+import SenseiModels
 
 /// One list row's data, filled by the runtime from the cache.
 public struct SensorSummary: Hashable, Sendable {

@@ -1,5 +1,5 @@
-import SenseiModels
 import SenseiClient
+import SenseiModels
 
 /// An alert change from the live stream, and when the model took it.
 struct ReceivedAlertChange: Hashable, Sendable {

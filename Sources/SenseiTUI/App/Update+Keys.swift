@@ -1,5 +1,5 @@
-import SenseiModels
 import SenseiClient
+import SenseiModels
 
 extension AppModel {
     /// Readings asked for per table page load.

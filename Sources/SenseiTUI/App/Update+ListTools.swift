@@ -1,5 +1,5 @@
-import SenseiModels
 import SenseiClient
+import SenseiModels
 
 /// Keys of the list's tools and their screens: the `/` prompt, the alerts
 /// screen, compare marks and the compare chart, grouping.

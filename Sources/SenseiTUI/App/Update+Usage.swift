@@ -1,5 +1,5 @@
-import SenseiModels
 import SenseiClient
+import SenseiModels
 
 /// The detail's usage bars (`u`): whether they show, their report, their cursor.
 public struct UsageLoad: Hashable, Sendable {

@@ -1,5 +1,5 @@
-import SenseiModels
 import SenseiClient
+import SenseiModels
 
 /// A braille line chart of one series over [start, end]: y tick labels on the
 /// left, the plot, an x axis with time labels below, and an optional cursor

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import SenseiModels
 import SenseiClient
+import SenseiModels
 import SenseiTransfer
 
 /// `sensei import FILE…`: history from InfluxDB, Home Assistant or CSV.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import SenseiModels
 import SenseiClient
+import SenseiModels
 
 /// `sensei`: the dashboard by default, or `list` / `show` / `watch` / `alerts` for scripts,
 /// `import` / `export` to move history in and out.

@@ -1,5 +1,5 @@
-import SenseiModels
 import SenseiClient
+import SenseiModels
 
 /// What `sensei watch` prints: a line of text for each reading and each
 /// alert transition, time first, or one JSON object a line (`--json`).

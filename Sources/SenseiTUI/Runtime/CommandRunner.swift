@@ -1,7 +1,7 @@
 import Dispatch
+import SenseiClient
 import SenseiModels
 import Synchronization
-import SenseiClient
 
 /// Runs the I/O `Command`s `update` returns (all but `.quit`, which is the
 /// runtime's) and answers each with a `Msg` through `deliver`, on another

@@ -1,7 +1,7 @@
 import Foundation
+import SenseiClient
 import SenseiModels
 import Synchronization
-import SenseiClient
 
 /// Follows the server's live stream for the dashboard: readings go into the
 /// cache as they arrive, and `update` hears of each batch (`.liveReadings`),

@@ -1,5 +1,5 @@
-import SenseiModels
 import SenseiClient
+import SenseiModels
 
 extension TextReport {
     /// Alert rules as a table, firing first, then pending, then ok; by name within each.

@@ -1,6 +1,6 @@
 import Foundation
-import SenseiModels
 import SenseiClient
+import SenseiModels
 
 /// `sensei export`: every matching sensor's raw readings, streamed a page at
 /// a time (never a whole sensor in memory). With no text filter, the bulk

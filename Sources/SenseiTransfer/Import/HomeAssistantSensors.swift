@@ -1,5 +1,5 @@
-import SenseiModels
 import SenseiClient
+import SenseiModels
 
 /// Makes the sensor of each entity the first time it has a reading: with an
 /// admin token, `POST /sensors` with its name, units and the labels

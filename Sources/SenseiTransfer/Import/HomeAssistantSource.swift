@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import SenseiModels
 import SenseiClient
+import SenseiModels
 
 /// Readings from a Home Assistant recorder database (`home-assistant_v2.db`,
 /// recorder schema 30 and later), read with SQLite, entity by entity and a

@@ -1,6 +1,6 @@
 import Foundation
-import SenseiModels
 import SenseiClient
+import SenseiModels
 
 /// What `sensei import` did, for its summary and exit status.
 package struct ImportSummary: Sendable {
