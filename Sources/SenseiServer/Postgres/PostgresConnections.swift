@@ -84,14 +84,28 @@ final class PostgresConnections: Sendable {
 }
 
 /// One lent connection: runs statements and waits for them.
+///
+/// A transaction's BEGIN, and what `sendWithCommit` queues, are held back
+/// and sent with the next statement in one round trip (libpq's pipeline
+/// mode): a group commit of common writes is two round trips (BEGIN with
+/// its statement, the node event with COMMIT), not four.
 struct PostgresSession {
     let connection: PGConnection
     let logger: Logger
+    private let held = HeldStatements()
+
+    init(connection: PGConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
 
     /// Every row `query` returns.
     @discardableResult
     func rows(_ query: PGQuery) throws -> PGResult {
-        try run { () throws(PGError) in try connection.query(query) }
+        try run { () throws(PGError) in
+            guard held.isEmpty else { return try connection.pipeline(held.take() + [query]).last! }
+            return try connection.query(query)
+        }
     }
 
     /// The first row, if any.
@@ -102,34 +116,47 @@ struct PostgresSession {
     /// Runs `query`; the number of rows it inserted, updated or deleted.
     @discardableResult
     func execute(_ query: PGQuery) throws -> Int {
-        try run { () throws(PGError) in try connection.execute(query) }
+        try rows(query).affectedRows
     }
 
     /// Several statements in one round trip (the simple query protocol): the
-    /// schema, BEGIN/COMMIT. No parameters.
+    /// schema, SAVEPOINT, LISTEN. No parameters. Held statements go first.
     func script(_ sql: String) throws {
-        try run { () throws(PGError) in _ = try connection.script(sql) }
+        try run { () throws(PGError) in
+            if !held.isEmpty { _ = try connection.pipeline(held.take()) }
+            _ = try connection.script(sql)
+        }
     }
 
-    /// `body` between `begin` and COMMIT (ROLLBACK when it throws).
+    /// `body` between `begin` and COMMIT (ROLLBACK when it throws). The
+    /// BEGIN goes with the body's first statement.
     func transaction<T>(begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
-        try script(begin)
+        held.append(PGQuery(unsafeSQL: begin))
         do {
             let result = try body()
             try commit()
             return result
         } catch {
+            // Never sent, or sent and failed.
+            _ = held.take()
             // A broken connection has no transaction left to end.
             if !connection.isBroken && connection.inTransaction { try? script("ROLLBACK") }
             throw error
         }
     }
 
-    /// COMMIT; a transaction in which a statement failed (its error caught)
-    /// answers COMMIT by rolling back, which must not pass for a commit.
+    /// Queues `query` to go with the transaction's COMMIT, in its round trip;
+    /// if it fails, the transaction rolls back and `transaction` throws its error.
+    func sendWithCommit(_ query: PGQuery) {
+        held.append(query)
+    }
+
+    /// COMMIT, after what is held; a transaction in which a statement failed
+    /// (its error caught) answers COMMIT by rolling back, which must not pass
+    /// for a commit.
     private func commit() throws {
-        let results = try run { () throws(PGError) in try connection.script("COMMIT") }
-        if results.last?.commandTag == "ROLLBACK" {
+        let commit = try rows("COMMIT")
+        if commit.commandTag == "ROLLBACK" {
             throw PGError(.server, sqlState: "25P02", message: "the transaction was rolled back: a statement in it failed")
         }
     }
@@ -154,6 +181,23 @@ struct PostgresSession {
     static func describe(_ error: any Error) -> String {
         guard let error = error as? PGError else { return "\(error)" }
         return error.sqlState.map { "\(error.message) (SQLSTATE \($0))" } ?? error.message
+    }
+}
+
+/// A session's statements waiting to go with its next one. One caller at a
+/// time, as the session's connection.
+private final class HeldStatements: @unchecked Sendable {
+    private var queries: [PGQuery] = []
+
+    var isEmpty: Bool { queries.isEmpty }
+
+    func append(_ query: PGQuery) {
+        queries.append(query)
+    }
+
+    func take() -> [PGQuery] {
+        defer { queries.removeAll() }
+        return queries
     }
 }
 

@@ -127,11 +127,16 @@ final class PostgresNodeLink: NodeLink {
     /// Writes `event` for the others, in the session's transaction if one is
     /// open (the group commit's: the event commits with what it tells of).
     static func append(_ event: NodeEvent, node: String, in session: PostgresSession) throws {
-        try session.execute("""
-            WITH e AS (INSERT INTO node_events (node, kind, body, at)
-                       VALUES (\(node), \(event.kind), \(event.body), \(Timestamp.now().milliseconds)))
-            SELECT pg_notify('sensei_events', \(node))
-            """)
+        try session.execute(appending(event, node: node))
+    }
+
+    /// The statement that writes `event` for the others and notifies them.
+    static func appending(_ event: NodeEvent, node: String) -> PGQuery {
+        """
+        WITH e AS (INSERT INTO node_events (node, kind, body, at)
+                   VALUES (\(node), \(event.kind), \(event.body), \(Timestamp.now().milliseconds)))
+        SELECT pg_notify('sensei_events', \(node))
+        """
     }
 
     /// One round: connect if need be, try for the lease, read what came,

@@ -39,9 +39,9 @@ struct PostgresTransactions: GroupTransactions {
     }
 
     /// The readings this transaction stored, for the other nodes' streams
-    /// and alert evaluator, committed with them.
+    /// and alert evaluator, committed with them (sent with the COMMIT).
     func beforeCommit(_ stored: [StoredReadings], in session: PostgresSession) throws {
         guard stored.contains(where: { !$0.readings.isEmpty }) else { return }
-        try PostgresNodeLink.append(.readings(stored), node: node, in: session)
+        session.sendWithCommit(PostgresNodeLink.appending(.readings(stored), node: node))
     }
 }
