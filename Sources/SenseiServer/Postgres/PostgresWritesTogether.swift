@@ -7,7 +7,7 @@ import SenseiModels
 ///
 /// Why: every statement is a round trip from the writer thread (through
 /// postgres-nio's event loop it was about 0.5 ms, against PostgreSQL's
-/// 0.03-0.1 ms of work; through libpq about 0.1 ms), and a single POST took
+/// 0.03-0.1 ms of work; through libpq 0.1-0.2 ms), and a single POST took
 /// four (look up, probe the free milliseconds, insert, count), so a group of
 /// 16 took 30 ms. This statement locks each
 /// sensor's row as the lookup does (`FOR NO KEY UPDATE`) and checks what the
